@@ -1,0 +1,231 @@
+package terminal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Identity of the terminal this process runs in.
+type Identity struct {
+	// Key is the breadcrumb file name: "pts-3", "kitty-7", "tmux-%3", ...,
+	// always sanitised (see SanitizeKeyPart); "" when there is none.
+	Key string `json:"key"`
+	// Rule names the rule that gave Key: "tty", "KITTY_WINDOW_ID",
+	// "TMUX_PANE", "TERM_SESSION_ID", "WT_SESSION", or "none".
+	Rule string `json:"rule"`
+	// TTY is the terminal device, e.g. "/dev/pts/3"; "" when none was found.
+	TTY string `json:"tty"`
+	// TTYFrom says how TTY was found: "stdin", "stdout", "stderr",
+	// "/proc/self/stat" or "/dev/tty"; "" when it was not.
+	TTYFrom string `json:"ttyFrom"`
+	// Token is the generation token, "sid=<leader pid>:<leader start time in
+	// clock ticks>;boot=<boot id>"; "" without a tty. When the leader has
+	// exited its start time is unknown and the token is the weaker
+	// "sid=<pid>;boot=<boot id>".
+	Token string `json:"token"`
+	// Leader is the pid of the tty's session leader (the shell a tmux pane or
+	// kitty window started); 0 without a tty or when it was not found.
+	Leader int `json:"leader"`
+	// Overlay is the innermost multiplexer; nil when the environment names
+	// none.
+	Overlay *Overlay `json:"overlay"`
+}
+
+// Overlay is the multiplexer-native identity of the terminal.
+type Overlay struct {
+	// Kind is "tmux", "wezterm" or "kitty".
+	Kind string `json:"kind"`
+	// ID is the overlay as one string: "tmux:<socket>:<server pid>:<pane>",
+	// "wezterm:<socket>:<pane>", "kitty:<kitty pid or listen address>:<window>".
+	ID string `json:"id"`
+	// Socket is the tmux server socket path (from TMUX), kitty's
+	// KITTY_LISTEN_ON address or WEZTERM_UNIX_SOCKET.
+	Socket string `json:"socket,omitempty"`
+	// PID is the tmux server pid (from TMUX) or KITTY_PID.
+	PID int `json:"pid,omitempty"`
+	// Session is the tmux session id ("$0") the pane was created in.
+	Session string `json:"session,omitempty"`
+	// Pane is the tmux pane ("%3"), kitty window or WezTerm pane id.
+	Pane string `json:"pane"`
+	// VerifiedBy says what confirmed the overlay: "tmux list-panes" (the
+	// server lists a pane whose process is our pane's session leader; Pane
+	// is the server's answer), "process tree" (the multiplexer process is an
+	// ancestor of this process and no nearer one is), or "" when it was taken
+	// from the environment alone and may have leaked from an outer terminal.
+	VerifiedBy string `json:"verifiedBy,omitempty"`
+}
+
+// Values of Overlay.VerifiedBy.
+const (
+	VerifiedByTmux        = "tmux list-panes"
+	VerifiedByProcessTree = "process tree"
+)
+
+// Detect identifies the terminal of the running process from its fds 0, 1
+// and 2, /proc and env (os.Getenv when nil). Inside tmux it runs one
+// `tmux list-panes` to confirm the pane. The Identity is filled as far as
+// possible even when err is not nil; err reports what could not be read.
+func Detect(env func(string) string) (Identity, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	return detect(hostSystem(), env)
+}
+
+// system is what detection needs from the operating system; tests fake it.
+type system interface {
+	// fdTTY returns the terminal device open on fd, if any.
+	fdTTY(fd int) (path string, dev uint64, ok bool)
+	// stat reads /proc/<pid>/stat; pid 0 is this process.
+	stat(pid int) (procStat, error)
+	// devPath names the tty device dev (tty_nr encoding).
+	devPath(dev uint64) (string, bool)
+	// devTTY opens /dev/tty and asks for the real device (TIOCGDEV).
+	devTTY() (path string, dev uint64, err error)
+	// sessionLeader finds a live session leader whose controlling tty is dev.
+	sessionLeader(dev uint64) int
+	// bootID returns /proc/sys/kernel/random/boot_id.
+	bootID() (string, error)
+	// tmuxPanes lists the panes of the tmux server at socket.
+	tmuxPanes(socket string) ([]tmuxPane, error)
+}
+
+// procStat holds the fields of /proc/<pid>/stat detection uses.
+type procStat struct {
+	PID       int
+	Comm      string
+	PPID      int
+	SID       int
+	TTYNr     uint64 // controlling tty, encoded as the kernel's new_encode_dev; 0 for none
+	StartTime uint64 // clock ticks since boot
+}
+
+// tmuxPane is one row of `tmux list-panes -a`.
+type tmuxPane struct {
+	ID  string // "%3"
+	PID int    // pane_pid, the pane's session leader
+	TTY string // "/dev/pts/3"
+}
+
+// maxAncestors bounds the walk up the process tree.
+const maxAncestors = 64
+
+func detect(sys system, env func(string) string) (Identity, error) {
+	var errs []error
+	self, err := sys.stat(0)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("detect terminal: %w", err))
+	}
+	id := Identity{Rule: "none"}
+
+	var dev uint64
+	id.TTY, dev, id.TTYFrom = findTTY(sys, self)
+
+	chain := ancestors(sys, self)
+	if id.TTY != "" {
+		id.Leader = findLeader(sys, chain, dev)
+		boot, err := sys.bootID()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("detect terminal: %w", err))
+		}
+		id.Token = token(sys, id.Leader, boot)
+	}
+	id.Key, id.Rule = key(id.TTY, env)
+	id.Overlay = innermost(sys, env, chain, id.TTY, id.Leader)
+	return id, errors.Join(errs...)
+}
+
+// findTTY tries, in order, fds 0, 1, 2 (what TypeScript xcsh reads is fd 0),
+// the controlling tty in /proc/self/stat, and /dev/tty.
+func findTTY(sys system, self procStat) (path string, dev uint64, from string) {
+	for fd, name := range []string{"stdin", "stdout", "stderr"} {
+		if p, d, ok := sys.fdTTY(fd); ok {
+			return p, d, name
+		}
+	}
+	if self.TTYNr != 0 {
+		if p, ok := sys.devPath(self.TTYNr); ok {
+			return p, self.TTYNr, "/proc/self/stat"
+		}
+	}
+	if p, d, err := sys.devTTY(); err == nil {
+		return p, d, "/dev/tty"
+	}
+	return "", 0, ""
+}
+
+// ancestors returns self, its parent, its grandparent, ... up to pid 1 or
+// the first process that cannot be read.
+func ancestors(sys system, self procStat) []procStat {
+	if self.PID == 0 {
+		return nil
+	}
+	chain := []procStat{self}
+	for p := self; p.PPID > 0 && len(chain) < maxAncestors; {
+		next, err := sys.stat(p.PPID)
+		if err != nil {
+			break
+		}
+		chain = append(chain, next)
+		p = next
+	}
+	return chain
+}
+
+// findLeader returns the session leader of tty dev: the session of the
+// nearest process in chain whose controlling tty is dev, else whatever live
+// session leader owns dev (a tty found on an fd but not our controlling
+// tty, as after setsid).
+func findLeader(sys system, chain []procStat, dev uint64) int {
+	for _, p := range chain {
+		if p.TTYNr == dev && p.SID > 0 {
+			return p.SID
+		}
+	}
+	return sys.sessionLeader(dev)
+}
+
+// token formats the generation token of the terminal whose session leader is
+// leader.
+func token(sys system, leader int, boot string) string {
+	var parts []string
+	if leader > 0 {
+		sid := "sid=" + strconv.Itoa(leader)
+		// The leader must still be alive and still be a session leader: a pid
+		// reused by an unrelated process would give a wrong start time.
+		if st, err := sys.stat(leader); err == nil && st.SID == leader {
+			sid += ":" + strconv.FormatUint(st.StartTime, 10)
+		}
+		parts = append(parts, sid)
+	}
+	if boot != "" {
+		parts = append(parts, "boot="+boot)
+	}
+	return strings.Join(parts, ";")
+}
+
+// keyRules are TypeScript xcsh's environment rules, in its order.
+var keyRules = []struct{ env, prefix string }{
+	{"KITTY_WINDOW_ID", "kitty-"},
+	{"TMUX_PANE", "tmux-"},
+	{"TERM_SESSION_ID", "apple-"},
+	{"WT_SESSION", "wt-"},
+}
+
+// key derives the breadcrumb key as TypeScript xcsh does: the tty path
+// without /dev/ and with '/' replaced by '-', else the first non-empty
+// environment id with its prefix.
+func key(tty string, env func(string) string) (key, rule string) {
+	if rest, ok := strings.CutPrefix(tty, "/dev/"); ok && rest != "" {
+		return SanitizeKeyPart(strings.ReplaceAll(rest, "/", "-")), "tty"
+	}
+	for _, r := range keyRules {
+		if v := env(r.env); v != "" {
+			return r.prefix + SanitizeKeyPart(v), r.env
+		}
+	}
+	return "", "none"
+}
