@@ -1,0 +1,133 @@
+// Package cmd is xcsh's command line: cobra commands and viper configuration.
+// It is the only package that reads flags, environment and config files; it
+// builds a typed config.Config and hands it to the packages below.
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/xcsh-dev/xcsh/config"
+	"github.com/xcsh-dev/xcsh/session"
+)
+
+// UsageError marks an error in how the command was called (exit status 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// ExitError carries an explicit exit status with an optional message.
+type ExitError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ExitError) Error() string { return e.Msg }
+
+// app is what every command needs: streams and resolved configuration.
+type app struct {
+	in       io.Reader
+	out, err io.Writer
+	v        *viper.Viper
+	cfg      config.Config
+	paths    config.Paths
+}
+
+func (a *app) sessionOptions() session.Options {
+	home := os.Getenv("HOME")
+	return session.Options{
+		SessionsRoot: a.paths.Sessions,
+		BlobDir:      a.paths.Blobs,
+		Home:         home,
+		TmpDir:       filepath.Clean(os.TempDir()),
+	}
+}
+
+// Main runs xcsh with args and returns the process exit status.
+func Main(args []string, in io.Reader, out, errw io.Writer) int {
+	a := &app{in: in, out: out, err: errw, v: viper.New()}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(in)
+	root.SetOut(out)
+	root.SetErr(errw)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Msg != "" {
+			fmt.Fprintln(errw, ee.Msg)
+		}
+		return ee.Code
+	}
+	fmt.Fprintln(errw, "Error:", err)
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "xcsh [flags] [prompt...]",
+		Short:         "A terminal-multiplexer-aware coding-agent supervisor",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			return a.loadConfig(c)
+		},
+	}
+	root.PersistentFlags().String("agent-dir", "", "agent directory (default ~/.xcsh/agent; env XCSH_AGENT_DIR)")
+	root.PersistentFlags().String("config", "", "config file (default <agent dir>/config.yaml when it exists)")
+	a.addOpenFlags(root)
+	root.RunE = a.runRoot
+	root.AddCommand(a.sessionsCommand(), a.demoCommand())
+	return root
+}
+
+// loadConfig builds the typed config from flags, env (XCSH_*) and the config file.
+func (a *app) loadConfig(c *cobra.Command) error {
+	v := a.v
+	v.SetEnvPrefix("XCSH")
+	v.AutomaticEnv()
+	_ = v.BindPFlag("agent_dir", c.Flags().Lookup("agent-dir"))
+	_ = v.BindEnv("agent_dir", "XCSH_AGENT_DIR")
+	if f, _ := c.Flags().GetString("config"); f != "" {
+		v.SetConfigFile(f)
+		if err := v.ReadInConfig(); err != nil {
+			return fmt.Errorf("read config %s: %w", f, err)
+		}
+	} else {
+		base := config.Config{AgentDir: v.GetString("agent_dir")}.Resolve()
+		p := filepath.Join(base.Agent, "config.yaml")
+		if _, err := os.Stat(p); err == nil {
+			v.SetConfigFile(p)
+			if err := v.ReadInConfig(); err != nil {
+				return fmt.Errorf("read config %s: %w (fix or remove the file)", p, err)
+			}
+		}
+	}
+	cfg := config.Default()
+	if d := v.GetString("agent_dir"); d != "" {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return fmt.Errorf("agent_dir %q: %w", d, err)
+		}
+		cfg.AgentDir = abs
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	a.cfg = cfg
+	a.paths = cfg.Resolve()
+	return nil
+}

@@ -1,0 +1,271 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/xcsh-dev/xcsh/internal/jsjson"
+)
+
+// Entry types written by xcsh and oh-my-pi. Unknown types are kept as they are.
+const (
+	TypeSession             = "session"
+	TypeMessage             = "message"
+	TypeThinkingLevelChange = "thinking_level_change"
+	TypeModelChange         = "model_change"
+	TypeServiceTierChange   = "service_tier_change"
+	TypeContextChange       = "context_change"
+	TypeModeChange          = "mode_change"
+	TypeCompaction          = "compaction"
+	TypeBranchSummary       = "branch_summary"
+	TypeCustom              = "custom"
+	TypeCustomMessage       = "custom_message"
+	TypeLabel               = "label"
+	TypeTTSRInjection       = "ttsr_injection"
+	TypeSessionInit         = "session_init"
+	TypeMCPToolSelection    = "mcp_tool_selection"
+)
+
+// CurrentVersion is the session file format version xcsh writes.
+const CurrentVersion = 3
+
+// Field is one top-level member of an entry: its key and raw canonical JSON value.
+type Field = jsjson.Field
+
+// Entry is one line of a session file: the header or a session entry. It keeps
+// every top-level member as raw JSON in its original order, so unknown types and
+// unknown fields survive a load and a rewrite unchanged.
+type Entry struct {
+	// Type is the "type" member ("session" for the header).
+	Type string
+	// ID is the "id" member; empty when absent or not a string.
+	ID string
+	// ParentID is the "parentId" member; empty when null, absent or not a string.
+	ParentID string
+	// Timestamp is the "timestamp" member when it is a string.
+	Timestamp string
+
+	fields []Field
+	raw    []byte // canonical encoding of fields; nil when it must be rebuilt
+}
+
+// RawJSON is a raw JSON value. nil means "undefined": the member is left out.
+type RawJSON = json.RawMessage
+
+// newEntry builds an entry from members in the given order; members whose value
+// is nil are left out, as JSON.stringify leaves out undefined.
+func newEntry(fields ...Field) *Entry {
+	e := &Entry{fields: make([]Field, 0, len(fields))}
+	for _, f := range fields {
+		if f.Val == nil {
+			continue
+		}
+		e.fields = append(e.fields, f)
+	}
+	e.index()
+	return e
+}
+
+// entryFromValue wraps a parsed, canonical object value.
+func entryFromValue(raw []byte, fields []Field) *Entry {
+	e := &Entry{fields: fields, raw: raw}
+	e.index()
+	return e
+}
+
+func (e *Entry) index() {
+	e.Type, e.ID, e.ParentID, e.Timestamp = "", "", "", ""
+	for _, f := range e.fields {
+		switch f.Key {
+		case "type":
+			e.Type = rawString(f.Val)
+		case "id":
+			e.ID = rawString(f.Val)
+		case "parentId":
+			e.ParentID = rawString(f.Val)
+		case "timestamp":
+			e.Timestamp = rawString(f.Val)
+		}
+	}
+}
+
+// Fields returns the entry's top-level members in order. The slice must not be modified.
+func (e *Entry) Fields() []Field { return e.fields }
+
+// Get returns the raw value of a top-level member, or nil when absent.
+func (e *Entry) Get(key string) []byte {
+	for i := len(e.fields) - 1; i >= 0; i-- {
+		if e.fields[i].Key == key {
+			return e.fields[i].Val
+		}
+	}
+	return nil
+}
+
+// Has reports whether the member is present.
+func (e *Entry) Has(key string) bool { return e.Get(key) != nil }
+
+// GetString returns a string member, or "" when absent or not a string.
+func (e *Entry) GetString(key string) string { return rawString(e.Get(key)) }
+
+// Set replaces a member in place or appends it at the end. val must be canonical JSON.
+func (e *Entry) Set(key string, val []byte) {
+	e.raw = nil
+	for i := range e.fields {
+		if e.fields[i].Key == key {
+			e.fields[i].Val = val
+			e.index()
+			return
+		}
+	}
+	e.fields = append(e.fields, Field{Key: key, Val: val})
+	e.index()
+}
+
+// Delete removes a member; it reports whether it was present.
+func (e *Entry) Delete(key string) bool {
+	for i := range e.fields {
+		if e.fields[i].Key == key {
+			e.raw = nil
+			e.fields = append(e.fields[:i:i], e.fields[i+1:]...)
+			e.index()
+			return true
+		}
+	}
+	return false
+}
+
+// JSON returns the entry as JSON.stringify writes it (without the newline).
+func (e *Entry) JSON() []byte {
+	if e.raw == nil {
+		e.raw = encodeFields(e.fields)
+	}
+	return e.raw
+}
+
+// MarshalJSON implements json.Marshaler.
+func (e *Entry) MarshalJSON() ([]byte, error) { return e.JSON(), nil }
+
+// Clone returns a deep copy that shares no mutable state with e.
+func (e *Entry) Clone() *Entry {
+	c := *e
+	c.fields = append([]Field(nil), e.fields...)
+	return &c
+}
+
+// encodeFields writes members as an object; integer-like keys go first in
+// ascending order, as JavaScript orders them.
+func encodeFields(fields []Field) []byte {
+	n := 2
+	intKeys := false
+	for _, f := range fields {
+		n += len(f.Key) + len(f.Val) + 4
+		if isIndexKey(f.Key) {
+			intKeys = true
+		}
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	first := true
+	put := func(f Field) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = jsjson.AppendString(b, f.Key)
+		b = append(b, ':')
+		b = append(b, f.Val...)
+	}
+	if intKeys {
+		var ints []Field
+		for _, f := range fields {
+			if isIndexKey(f.Key) {
+				ints = append(ints, f)
+			}
+		}
+		sortIndexFields(ints)
+		for _, f := range ints {
+			put(f)
+		}
+	}
+	for _, f := range fields {
+		if intKeys && isIndexKey(f.Key) {
+			continue
+		}
+		put(f)
+	}
+	return append(b, '}')
+}
+
+func sortIndexFields(fs []Field) {
+	for i := 1; i < len(fs); i++ {
+		for j := i; j > 0; j-- {
+			a, _ := strconv.ParseUint(fs[j-1].Key, 10, 64)
+			c, _ := strconv.ParseUint(fs[j].Key, 10, 64)
+			if a <= c {
+				break
+			}
+			fs[j-1], fs[j] = fs[j], fs[j-1]
+		}
+	}
+}
+
+// isIndexKey reports whether JavaScript treats key as an array index.
+func isIndexKey(k string) bool {
+	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < '0' || k[i] > '9' {
+			return false
+		}
+	}
+	v, _ := strconv.ParseUint(k, 10, 64)
+	return v < 4294967295
+}
+
+// rawString decodes a raw JSON string, or returns "" for anything else.
+func rawString(raw []byte) string {
+	if len(raw) < 2 || raw[0] != '"' {
+		return ""
+	}
+	if bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 {
+		return string(raw[1 : len(raw)-1])
+	}
+	s, err := jsjson.DecodeString(raw)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// str encodes s as a canonical JSON string.
+func str(s string) []byte { return jsjson.AppendString(nil, s) }
+
+// num encodes f as JavaScript prints a number.
+func num(f float64) []byte { return jsjson.AppendNumber(nil, f) }
+
+var (
+	rawNull  = []byte("null")
+	rawTrue  = []byte("true")
+	rawFalse = []byte("false")
+)
+
+func boolRaw(b bool) []byte {
+	if b {
+		return rawTrue
+	}
+	return rawFalse
+}
+
+// canon returns the canonical form of a caller-supplied raw value; nil stays nil.
+func canon(raw []byte) ([]byte, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	if jsjson.IsCanonical(raw) {
+		return raw, nil
+	}
+	return jsjson.Canonical(raw)
+}
