@@ -55,7 +55,9 @@ func TestEntryKeyOrder(t *testing.T) {
 		{"compaction minimal", func(m *Manager) (string, error) {
 			return m.AppendCompaction(Compaction{Summary: "s", FirstKeptEntryID: RawJSON(`"abc"`), TokensBefore: RawJSON(`10`)})
 		}, base + ",summary,firstKeptEntryId,tokensBefore"},
-		{"branch summary", func(m *Manager) (string, error) { return m.BranchWithSummary("", "sum", RawJSON(`{}`), RawJSON(`false`)) }, base + ",fromId,summary,details,fromExtension"},
+		{"branch summary", func(m *Manager) (string, error) {
+			return m.BranchWithSummary("", "sum", RawJSON(`{}`), RawJSON(`false`))
+		}, base + ",fromId,summary,details,fromExtension"},
 		{"custom", func(m *Manager) (string, error) { return m.AppendCustomEntry("ext", RawJSON(`{"k":1}`)) }, "type,customType,data,id,parentId,timestamp"},
 		{"custom no data", func(m *Manager) (string, error) { return m.AppendCustomEntry("ext", nil) }, "type,customType,id,parentId,timestamp"},
 		{"custom message", func(m *Manager) (string, error) {
