@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -105,47 +104,54 @@ func RecentSessions(st Storage, dir string, limit int) []RecentSession {
 		if err != nil {
 			continue
 		}
-		prefix, err := st.ReadPrefix(p, RecentPrefixBytes)
-		if err != nil {
-			continue
+		if r, ok := recentOf(st, p, fi); ok {
+			out = append(out, r)
 		}
-		entries := ParseEntries(decodePrefix(prefix))
-		if len(entries) == 0 || !isHeader(entries[0]) {
-			continue
-		}
-		h := entries[0]
-		title := h.GetString("title")
-		var firstPrompt string
-		if !truthy(h.Get("title")) {
-			for _, e := range entries[1:] {
-				if e.Type != TypeMessage {
-					continue
-				}
-				msg := e.Get("message")
-				if rawString(member(msg, "role")) != "user" {
-					continue
-				}
-				firstPrompt = firstText(member(msg, "content"))
-				break
-			}
-		}
-		full := ""
-		for _, c := range []string{title, firstPrompt, h.GetString("id")} {
-			if s := SanitizeName(c); s != "" {
-				full = s
-				break
-			}
-		}
-		if full == "" {
-			full = strings.TrimSuffix(filepath.Base(p), ".jsonl")
-		}
-		out = append(out, RecentSession{Path: p, Mtime: fi.ModTime(), FullName: full, Name: shortName(full)})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Mtime.After(out[j].Mtime) })
+	sortRecent(out)
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
 	return out
+}
+
+// recentOf reads the recent-list row of one file from its 4 KB prefix.
+func recentOf(st Storage, p string, fi fs.FileInfo) (RecentSession, bool) {
+	prefix, err := st.ReadPrefix(p, RecentPrefixBytes)
+	if err != nil {
+		return RecentSession{}, false
+	}
+	entries := ParseEntries(decodePrefix(prefix))
+	if len(entries) == 0 || !isHeader(entries[0]) {
+		return RecentSession{}, false
+	}
+	h := entries[0]
+	title := h.GetString("title")
+	var firstPrompt string
+	if !truthy(h.Get("title")) {
+		for _, e := range entries[1:] {
+			if e.Type != TypeMessage {
+				continue
+			}
+			msg := e.Get("message")
+			if rawString(member(msg, "role")) != "user" {
+				continue
+			}
+			firstPrompt = firstText(member(msg, "content"))
+			break
+		}
+	}
+	full := ""
+	for _, c := range []string{title, firstPrompt, h.GetString("id")} {
+		if s := SanitizeName(c); s != "" {
+			full = s
+			break
+		}
+	}
+	if full == "" {
+		full = strings.TrimSuffix(filepath.Base(p), ".jsonl")
+	}
+	return RecentSession{Path: p, Mtime: fi.ModTime(), FullName: full, Name: shortName(full)}, true
 }
 
 // MostRecentSession returns the newest session file in dir, or "".
@@ -313,6 +319,12 @@ func ListSessions(st Storage, dir string) []SessionInfo {
 // dirs and below), newest first. Subagent transcripts inside a session's
 // artifacts dir (<session>/<task>.jsonl next to <session>.jsonl) are left out.
 func ListAllSessions(st Storage, root string) []SessionInfo {
+	return collect(st, allSessionFiles(st, root))
+}
+
+// allSessionFiles finds *.jsonl files below root, skipping dot-files and the
+// artifacts dir <name>/ of any <name>.jsonl.
+func allSessionFiles(st Storage, root string) []string {
 	var files []string
 	var walk func(dir string)
 	walk = func(dir string) {
@@ -339,7 +351,7 @@ func ListAllSessions(st Storage, root string) []SessionInfo {
 		}
 	}
 	walk(root)
-	return collect(st, files)
+	return files
 }
 
 func collect(st Storage, files []string) []SessionInfo {
@@ -349,6 +361,6 @@ func collect(st Storage, files []string) []SessionInfo {
 			out = append(out, info)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Modified.After(out[j].Modified) })
+	sortInfos(out)
 	return out
 }
