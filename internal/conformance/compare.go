@@ -1,0 +1,309 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Port of harness/compare.mjs.
+
+// ParseDocument parses a result document.
+func ParseDocument(data []byte) (any, error) { return parseJSON(data) }
+
+// Normalize renames every entry id and session id in doc to <E1>, <E2>, ...
+// and <S1>, ... in order of first appearance in its JSON text (everywhere,
+// file text and names included) and drops sha256 and size of files whose
+// text or lines are recorded, as compare.mjs normalize does. doc is not
+// modified.
+func Normalize(doc any) any {
+	ids := newOrderedSet()
+	sids := newOrderedSet()
+	var visit func(v any)
+	visit = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				visit(e)
+			}
+		case *Object:
+			id, idIsStr := x.Get("id").(string)
+			typ, typIsStr := x.Get("type").(string)
+			if typ == "session" && idIsStr {
+				sids.add(id)
+			} else if idIsStr && typIsStr {
+				ids.add(id)
+			}
+			if sid, ok := x.Get("sessionId").(string); ok {
+				sids.add(sid)
+			}
+			for _, k := range x.keys {
+				visit(x.vals[k])
+			}
+		}
+	}
+	visit(doc)
+	if o, ok := doc.(*Object); ok {
+		if refs, ok := o.Get("refs").(*Object); ok {
+			for _, k := range refs.keys {
+				if s, ok := refs.vals[k].(string); ok {
+					ids.add(s)
+				}
+			}
+		}
+	}
+	text := appendJSON(nil, doc)
+	order := func(set *orderedSet, prefix string) {
+		var list []string
+		for _, s := range set.items {
+			if utf16Len(s) >= 4 {
+				list = append(list, s)
+			}
+		}
+		pos := make(map[string]int, len(list))
+		for _, s := range list {
+			pos[s] = bytes.Index(text, []byte(s))
+		}
+		sort.SliceStable(list, func(i, j int) bool { return pos[list[i]] < pos[list[j]] })
+		names := make(map[string]string, len(list))
+		for i, s := range list {
+			names[s] = "<" + prefix + strconv.Itoa(i+1) + ">"
+		}
+		byLen := append([]string(nil), list...)
+		sort.SliceStable(byLen, func(i, j int) bool { return utf16Len(byLen[i]) > utf16Len(byLen[j]) })
+		for _, s := range byLen {
+			text = bytes.ReplaceAll(text, []byte(s), []byte(names[s]))
+		}
+	}
+	order(sids, "S")
+	order(ids, "E")
+	out := mustParse(text)
+	var strip func(v any)
+	strip = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				strip(e)
+			}
+		case *Object:
+			if _, ok := x.Get("path").(string); ok && x.Has("sha256") && (x.Has("text") || x.Has("lines")) {
+				x.Delete("sha256")
+				x.Delete("size")
+			}
+			for _, k := range x.keys {
+				strip(x.vals[k])
+			}
+		}
+	}
+	strip(out)
+	return out
+}
+
+type orderedSet struct {
+	items []string
+	seen  map[string]bool
+}
+
+func newOrderedSet() *orderedSet { return &orderedSet{seen: map[string]bool{}} }
+
+func (s *orderedSet) add(v string) {
+	if !s.seen[v] {
+		s.seen[v] = true
+		s.items = append(s.items, v)
+	}
+}
+
+// Difference is one difference between two documents.
+type Difference struct {
+	// Path is the JSON path, "$.snapshots.0.files.2.text".
+	Path string
+	// Want and Got are the values, as JSON (cut to 200 UTF-16 units), or "<absent>".
+	Want, Got string
+}
+
+func (d Difference) String() string { return d.Path + ": " + d.Want + " != " + d.Got }
+
+// Compare normalises both documents (unless keepIDs), ignores their "peer",
+// and returns their differences in compare.mjs order (all of them).
+func Compare(expected, actual any, keepIDs bool) []Difference {
+	if !keepIDs {
+		expected = Normalize(expected)
+		actual = Normalize(actual)
+	} else {
+		expected, actual = clone(expected), clone(actual)
+	}
+	if o, ok := expected.(*Object); ok {
+		o.Delete("peer")
+	}
+	if o, ok := actual.(*Object); ok {
+		o.Delete("peer")
+	}
+	var out []Difference
+	diff(expected, actual, "$", &out)
+	return out
+}
+
+// jsType returns typeof v, and whether v is an array and whether it is null.
+func jsType(v any) (string, bool, bool) {
+	switch v.(type) {
+	case nil:
+		return "object", false, true
+	case bool:
+		return "boolean", false, false
+	case float64:
+		return "number", false, false
+	case string:
+		return "string", false, false
+	case []any:
+		return "object", true, false
+	case *Object:
+		return "object", false, false
+	}
+	return "undefined", false, false
+}
+
+func show(v any) string {
+	b, ok := encodeJSON(v)
+	if !ok {
+		return "undefined"
+	}
+	s := string(b)
+	if len(s) > 200 && utf16Len(s) > 200 {
+		s = sliceUnits(s, 0, 200)
+	}
+	return s
+}
+
+func diff(a, b any, p string, out *[]Difference) {
+	ta, aa, an := jsType(a)
+	tb, ba, bn := jsType(b)
+	if ta != tb || aa != ba || an != bn {
+		*out = append(*out, Difference{p, show(a), show(b)})
+		return
+	}
+	switch x := a.(type) {
+	case []any:
+		y := b.([]any)
+		n := max(len(x), len(y))
+		for i := 0; i < n; i++ {
+			k := p + "." + strconv.Itoa(i)
+			switch {
+			case i >= len(x):
+				*out = append(*out, Difference{k, "<absent>", show(y[i])})
+			case i >= len(y):
+				*out = append(*out, Difference{k, show(x[i]), "<absent>"})
+			default:
+				diff(x[i], y[i], k, out)
+			}
+		}
+		return
+	case *Object:
+		y := b.(*Object)
+		keys := append([]string(nil), x.keys...)
+		for _, k := range y.keys {
+			if !x.Has(k) {
+				keys = append(keys, k)
+			}
+		}
+		for _, k := range keys {
+			kp := p + "." + k
+			switch {
+			case !x.Has(k):
+				*out = append(*out, Difference{kp, "<absent>", show(y.Get(k))})
+			case !y.Has(k):
+				*out = append(*out, Difference{kp, show(x.Get(k)), "<absent>"})
+			default:
+				diff(x.Get(k), y.Get(k), kp, out)
+			}
+		}
+		return
+	}
+	if a != b {
+		*out = append(*out, Difference{p, show(a), show(b)})
+	}
+}
+
+// Departure is one line of the departures file: differences of case Case at
+// JSON path Path (or below it) are deliberate, for Reason.
+type Departure struct {
+	Case, Path, Reason string
+	Line               int
+}
+
+// ParseDepartures reads a departures file: one "<case> <json path prefix> #
+// <reason>" per line; blank lines and lines starting with '#' are ignored.
+// <case> is a case name ("19-legacy-v1") or its number ("19"). Every line
+// needs a reason.
+func ParseDepartures(r io.Reader) ([]Departure, error) {
+	var out []Departure
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		spec, reason, ok := strings.Cut(line, "#")
+		reason = strings.TrimSpace(reason)
+		if !ok || reason == "" {
+			return nil, fmt.Errorf("departures line %d: no reason (want `<case> <path> # <reason>`)", n)
+		}
+		f := strings.Fields(spec)
+		if len(f) != 2 {
+			return nil, fmt.Errorf("departures line %d: want `<case> <path> # <reason>`", n)
+		}
+		if !strings.HasPrefix(f[1], "$") {
+			return nil, fmt.Errorf("departures line %d: path %q does not start with $", n, f[1])
+		}
+		out = append(out, Departure{Case: f[0], Path: f[1], Reason: reason, Line: n})
+	}
+	return out, sc.Err()
+}
+
+// LoadDepartures reads a departures file.
+func LoadDepartures(path string) ([]Departure, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseDepartures(f)
+}
+
+// Matches reports whether the departure covers a difference at path in caseName.
+func (d Departure) Matches(caseName, path string) bool {
+	if d.Case != caseName && !strings.HasPrefix(caseName, d.Case+"-") {
+		return false
+	}
+	return path == d.Path || strings.HasPrefix(path, d.Path+".")
+}
+
+// Filter splits diffs into those not covered by a departure and the
+// departures that covered at least one.
+func Filter(caseName string, diffs []Difference, deps []Departure) (remaining []Difference, used []Departure) {
+	hit := make([]bool, len(deps))
+	for _, d := range diffs {
+		covered := false
+		for i, dep := range deps {
+			if dep.Matches(caseName, d.Path) {
+				covered, hit[i] = true, true
+			}
+		}
+		if !covered {
+			remaining = append(remaining, d)
+		}
+	}
+	for i, dep := range deps {
+		if hit[i] {
+			used = append(used, dep)
+		}
+	}
+	return remaining, used
+}
