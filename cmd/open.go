@@ -1,19 +1,20 @@
 package cmd
 
 import (
-	"github.com/spf13/cobra"
-)
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
-// openFlags are the flags that choose which session the agent opens.
-type openFlags struct {
-	cont       bool
-	resume     string
-	resumeSet  bool
-	fork       string
-	noSession  bool
-	sessionDir string
-	explain    bool
-}
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/xcsh-dev/xcsh/breadcrumb"
+	"github.com/xcsh-dev/xcsh/session"
+	"github.com/xcsh-dev/xcsh/terminal"
+)
 
 func (a *app) addOpenFlags(c *cobra.Command) {
 	f := c.Flags()
@@ -26,6 +27,181 @@ func (a *app) addOpenFlags(c *cobra.Command) {
 	f.Bool("explain", false, "with -c, -r or --fork: print which session would be opened and why; open nothing")
 }
 
+// request builds the resolution request from the flags. A bare -r takes the
+// next argument as its value when it does not start with '-', as xcsh does.
+func (a *app) request(c *cobra.Command, args []string) (session.Request, []string, error) {
+	f := c.Flags()
+	cwd, err := os.Getwd()
+	if err != nil {
+		return session.Request{}, nil, fmt.Errorf("current directory: %w", err)
+	}
+	req := session.Request{Cwd: cwd}
+	req.Continue, _ = f.GetBool("continue")
+	req.NoSession, _ = f.GetBool("no-session")
+	req.Fork, _ = f.GetString("fork")
+	req.SessionDir, _ = f.GetString("session-dir")
+	if f.Changed("resume") {
+		req.ResumeSet = true
+		v, _ := f.GetString("resume")
+		v = strings.TrimSpace(v)
+		if v == "" && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			v, args = args[0], args[1:]
+		}
+		req.Resume = v
+	}
+	return req, args, nil
+}
+
+// terminalContext is this process's terminal and its breadcrumb dir.
+type terminalContext struct {
+	id  terminal.Identity
+	dir string
+}
+
+func (a *app) terminal() terminalContext {
+	id, _ := terminal.Detect(nil)
+	return terminalContext{id: id, dir: a.paths.TerminalSessions}
+}
+
+// crumbLookup follows this terminal's breadcrumb when it is valid here.
+func (tc terminalContext) crumbLookup(cwd string) (string, string) {
+	if tc.id.Key == "" {
+		return "", "no terminal id (no tty and no terminal variables)"
+	}
+	c, err := breadcrumb.Read(tc.dir, tc.id.Key)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", "no breadcrumb for terminal " + tc.id.Key
+		}
+		return "", fmt.Sprintf("breadcrumb %s unreadable (%v)", tc.id.Key, err)
+	}
+	p := c.SessionPath()
+	if _, err := os.Stat(p); os.IsNotExist(err) && c.Token != "" && c.Token == tc.id.Token && sameDir(c.Cwd, cwd) {
+		// this terminal's agent started a new session and left before its first reply
+		return p, fmt.Sprintf("breadcrumb %s names a new session that has no messages yet (%s)", tc.id.Key, p)
+	}
+	ok, why := breadcrumb.Validate(c, cwd, tc.id.Token, func(p string) bool { return session.Probe(nil, p) == nil })
+	if !ok {
+		return "", fmt.Sprintf("breadcrumb %s not followed: %s", tc.id.Key, why)
+	}
+	return p, fmt.Sprintf("breadcrumb of terminal %s (%s)", tc.id.Key, tc.id.Rule)
+}
+
+func sameDir(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return ra == rb
+}
+
+// writeCrumb points this terminal's breadcrumb at a session file.
+func (tc terminalContext) writeCrumb(cwd, file string) error {
+	if tc.id.Key == "" || file == "" {
+		return nil
+	}
+	return breadcrumb.Write(tc.dir, tc.id.Key, breadcrumb.Crumb{Cwd: cwd, SessionFile: file, Token: tc.id.Token})
+}
+
 func (a *app) runRoot(c *cobra.Command, args []string) error {
-	return c.Help()
+	req, args, err := a.request(c, args)
+	if err != nil {
+		return err
+	}
+	explain, _ := c.Flags().GetBool("explain")
+	if !req.Continue && !req.ResumeSet && req.Fork == "" && !req.NoSession && req.SessionDir == "" && !explain && len(args) == 0 {
+		return c.Help()
+	}
+	tc := a.terminal()
+	opt := a.sessionOptions()
+	ix := session.OpenIndex(nil, opt.SessionsRoot)
+	defer func() { _ = ix.Save() }()
+	d, err := session.Resolve(opt, ix, req, tc.crumbLookup)
+	if err != nil {
+		if errors.Is(err, session.ErrUsage) {
+			return &UsageError{Msg: strings.TrimSuffix(err.Error(), ": usage")}
+		}
+		return err
+	}
+	if explain {
+		a.printExplain(d, tc)
+		return nil
+	}
+	m, err := a.execute(d, req, tc, opt)
+	if err != nil || m == nil {
+		return err
+	}
+	if err := m.Close(); err != nil {
+		return err
+	}
+	return a.show(m, false, false)
+}
+
+func (a *app) printExplain(d session.Decision, tc terminalContext) {
+	fmt.Fprintf(a.out, "action:   %s\n", d.Action)
+	if d.Path != "" {
+		fmt.Fprintf(a.out, "session:  %s\n", d.Path)
+	}
+	if d.Dir != "" {
+		fmt.Fprintf(a.out, "dir:      %s\n", d.Dir)
+	}
+	fmt.Fprintf(a.out, "rule:     %s\n", d.Rule)
+	key := tc.id.Key
+	if key == "" {
+		key = "(none)"
+	}
+	fmt.Fprintf(a.out, "terminal: %s (%s)\n", key, tc.id.Rule)
+}
+
+// execute carries out a decision: the one path every session is opened through.
+func (a *app) execute(d session.Decision, req session.Request, tc terminalContext, opt session.Options) (*session.Manager, error) {
+	var crumbErr error
+	opt.OnSessionFile = func(cwd, file string) {
+		if err := tc.writeCrumb(cwd, file); err != nil && crumbErr == nil {
+			crumbErr = err
+		}
+	}
+	var m *session.Manager
+	var err error
+	switch d.Action {
+	case session.ActionInMemory:
+		m = session.InMemory(opt, req.Cwd)
+	case session.ActionNew:
+		m = session.Create(opt, req.Cwd, d.Dir)
+	case session.ActionOpen:
+		m, err = session.Open(opt, d.Path, d.Dir)
+	case session.ActionFork:
+		m, err = session.ForkFrom(opt, d.Path, req.Cwd, d.Dir)
+	case session.ActionAskFork:
+		if !isTerminal(a.in) {
+			return nil, &session.OtherProjectError{Value: req.Resume, Cwd: d.OtherCwd}
+		}
+		fmt.Fprintf(a.out, "Session found in different project: %s. Fork into current directory? [y/N] ", d.OtherCwd)
+		line, _ := bufio.NewReader(a.in).ReadString('\n')
+		if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+			return nil, &session.OtherProjectError{Value: req.Resume, Cwd: d.OtherCwd}
+		}
+		m, err = session.ForkFrom(opt, d.Path, req.Cwd, d.Dir)
+	case session.ActionPick:
+		path, perr := a.pick(d, opt)
+		if perr != nil || path == "" {
+			return nil, perr
+		}
+		m, err = session.Open(opt, path, "")
+	default:
+		return nil, fmt.Errorf("unknown resolution %q", d.Action)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if crumbErr != nil {
+		fmt.Fprintf(a.err, "warning: breadcrumb for terminal %s not written: %v\n", tc.id.Key, crumbErr)
+	}
+	return m, nil
+}
+
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

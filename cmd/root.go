@@ -90,7 +90,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().String("config", "", "config file (default <agent dir>/config.yaml when it exists)")
 	a.addOpenFlags(root)
 	root.RunE = a.runRoot
-	root.AddCommand(a.sessionsCommand(), a.demoCommand())
+	root.AddCommand(a.sessionsCommand(), a.demoCommand(), a.terminalCommand())
 	return root
 }
 
