@@ -107,7 +107,9 @@ func listHomeFiles(home string, roots []string) []string {
 }
 
 // isBlobPath mirrors p.includes("/blobs/").
-func isBlobPath(p string) bool { return strings.Contains(p, string(filepath.Separator)+"blobs"+string(filepath.Separator)) }
+func isBlobPath(p string) bool {
+	return strings.Contains(p, string(filepath.Separator)+"blobs"+string(filepath.Separator))
+}
 
 // snapshotFile records one file as dump.mjs snapshotFile does.
 func snapshotFile(p, home string) any {

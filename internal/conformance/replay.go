@@ -185,7 +185,7 @@ func Replay(c Case) (res Result, err error) {
 	r.opt = session.Options{
 		Storage:       session.FileStorage{},
 		Clock:         func() time.Time { return r.now },
-		IDs:           session.NewIDSource(nil),
+		IDs:           detIDSource(1),
 		SessionsRoot:  filepath.Join(r.agent, "sessions"),
 		BlobDir:       filepath.Join(r.agent, "blobs"),
 		Home:          Home,

@@ -147,8 +147,8 @@ func (r *replayer) describe(m *session.Manager, o *Object) (d *Object, err error
 	}
 	d.Set("sessionDir", m.SessionDir())
 	d.Set("cwd", m.Cwd())
-	if t := m.Header().Get("title"); t != nil {
-		d.Set("sessionName", mustParse(t))
+	if n := m.SessionName(); n != "" {
+		d.Set("sessionName", n)
 	}
 	d.Set("isPersisted", m.IsPersisted())
 	if id, ok := m.LeafID(); ok {
