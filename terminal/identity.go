@@ -22,9 +22,9 @@ type Identity struct {
 	// "/proc/self/stat" or "/dev/tty"; "" when it was not.
 	TTYFrom string `json:"ttyFrom"`
 	// Token is the generation token, "sid=<leader pid>:<leader start time in
-	// clock ticks>;boot=<boot id>"; "" without a tty. When the leader has
-	// exited its start time is unknown and the token is the weaker
-	// "sid=<pid>;boot=<boot id>".
+	// clock ticks>;boot=<boot id>"; "" without a tty or when the tty's
+	// session leader was not found. When the leader has exited its start
+	// time is unknown and the token is the weaker "sid=<pid>;boot=<boot id>".
 	Token string `json:"token"`
 	// Leader is the pid of the tty's session leader (the shell a tmux pane or
 	// kitty window started); 0 without a tty or when it was not found.
@@ -191,20 +191,21 @@ func findLeader(sys system, chain []procStat, dev uint64) int {
 // token formats the generation token of the terminal whose session leader is
 // leader.
 func token(sys system, leader int, boot string) string {
-	var parts []string
-	if leader > 0 {
-		sid := "sid=" + strconv.Itoa(leader)
-		// The leader must still be alive and still be a session leader: a pid
-		// reused by an unrelated process would give a wrong start time.
-		if st, err := sys.stat(leader); err == nil && st.SID == leader {
-			sid += ":" + strconv.FormatUint(st.StartTime, 10)
-		}
-		parts = append(parts, sid)
+	if leader <= 0 {
+		// Without a leader nothing tells two terminals on the same tty apart;
+		// a token of the boot id alone would only pretend to.
+		return ""
+	}
+	t := "sid=" + strconv.Itoa(leader)
+	// The leader must still be alive and still be a session leader: a pid
+	// reused by an unrelated process would give a wrong start time.
+	if st, err := sys.stat(leader); err == nil && st.SID == leader {
+		t += ":" + strconv.FormatUint(st.StartTime, 10)
 	}
 	if boot != "" {
-		parts = append(parts, "boot="+boot)
+		t += ";boot=" + boot
 	}
-	return strings.Join(parts, ";")
+	return t
 }
 
 // keyRules are TypeScript xcsh's environment rules, in its order.
