@@ -277,18 +277,49 @@ func LoadDepartures(path string) ([]Departure, error) {
 	return ParseDepartures(f)
 }
 
-// Matches reports whether the departure covers a difference at path in caseName.
+// Matches reports whether the departure covers a difference at path in
+// caseName: the path itself or anything below it. A "*" segment of the
+// departure's path matches any one key or index.
 func (d Departure) Matches(caseName, path string) bool {
-	if d.Case != caseName && !strings.HasPrefix(caseName, d.Case+"-") {
+	if !d.forCase(caseName) {
 		return false
 	}
-	return path == d.Path || strings.HasPrefix(path, d.Path+".")
+	ps := strings.Split(path, ".")
+	ds := strings.Split(d.Path, ".")
+	if len(ps) < len(ds) {
+		return false
+	}
+	for i, seg := range ds {
+		if seg != "*" && seg != ps[i] {
+			return false
+		}
+	}
+	return true
 }
 
-// Filter splits diffs into those not covered by a departure and the
-// departures that covered at least one.
-func Filter(caseName string, diffs []Difference, deps []Departure) (remaining []Difference, used []Departure) {
+func (d Departure) forCase(caseName string) bool {
+	return d.Case == caseName || strings.HasPrefix(caseName, d.Case+"-")
+}
+
+// CompareCase compares the reference's document with ours for one case and
+// returns the differences that no departure explains, and the departures that
+// explained one. A departure's value is taken from the reference's document
+// into a copy of ours before both are normalised, so that what it covers (a
+// file rewritten with migrated ids, say) does not also shift the numbering of
+// ids everywhere else; differences left under a departure's path (a member
+// one side lacks) are dropped too.
+func CompareCase(caseName string, expected, actual any, deps []Departure) (remaining []Difference, used []Departure) {
+	actual = clone(actual)
 	hit := make([]bool, len(deps))
+	for i, dep := range deps {
+		if !dep.forCase(caseName) {
+			continue
+		}
+		if substitute(expected, &actual, strings.Split(dep.Path, ".")[1:]) {
+			hit[i] = true
+		}
+	}
+	diffs := Compare(expected, actual, false)
 	for _, d := range diffs {
 		covered := false
 		for i, dep := range deps {
@@ -306,4 +337,72 @@ func Filter(caseName string, diffs []Difference, deps []Departure) (remaining []
 		}
 	}
 	return remaining, used
+}
+
+// substitute copies into *act the values of exp at the path segs (keys or
+// indexes, "*" for any) and reports whether anything changed. A member that
+// only our side has is removed.
+func substitute(exp any, act *any, segs []string) bool {
+	if len(segs) == 0 {
+		eb, _ := encodeJSON(exp)
+		ab, _ := encodeJSON(*act)
+		if string(eb) == string(ab) {
+			return false
+		}
+		*act = clone(exp)
+		return true
+	}
+	seg, rest := segs[0], segs[1:]
+	changed := false
+	switch e := exp.(type) {
+	case *Object:
+		a, ok := (*act).(*Object)
+		if !ok {
+			return false
+		}
+		keys := []string{seg}
+		if seg == "*" {
+			keys = append([]string(nil), e.keys...)
+			for _, k := range a.keys {
+				if !e.Has(k) {
+					keys = append(keys, k)
+				}
+			}
+		}
+		for _, k := range keys {
+			switch {
+			case e.Has(k) && a.Has(k):
+				v := a.Get(k)
+				if substitute(e.Get(k), &v, rest) {
+					a.Set(k, v)
+					changed = true
+				}
+			case e.Has(k) && len(rest) == 0:
+				a.Set(k, clone(e.Get(k)))
+				changed = true
+			case a.Has(k) && len(rest) == 0:
+				a.Delete(k)
+				changed = true
+			}
+		}
+	case []any:
+		a, ok := (*act).([]any)
+		if !ok {
+			return false
+		}
+		lo, hi := 0, min(len(e), len(a))
+		if seg != "*" {
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= hi {
+				return false
+			}
+			lo, hi = i, i+1
+		}
+		for i := lo; i < hi; i++ {
+			if substitute(e[i], &a[i], rest) {
+				changed = true
+			}
+		}
+	}
+	return changed
 }

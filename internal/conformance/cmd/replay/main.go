@@ -8,7 +8,9 @@
 //
 //	node harness/compare.mjs expected/NN.json /tmp/out/NN.json
 //
-// can diff them. It exits 1 when a case could not be replayed.
+// can diff them. Every case runs in a fresh process (the program re-runs
+// itself), as the reference harness runs them. It exits 1 when a case could not
+// be replayed.
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 )
 
 func main() {
+	conformance.ServeChild()
 	cases := flag.String("cases", "testdata/conformance/cases", "directory of *.json cases")
 	out := flag.String("out", "out/conformance", "directory to write <case name>.json to")
 	only := flag.String("case", "", "comma-separated case names to replay (default: all)")
@@ -50,13 +53,17 @@ func run(casesDir, outDir, only string) error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
 	failed := 0
 	for _, c := range cs {
 		if len(want) > 0 && !want[c.Name] {
 			continue
 		}
 		t0 := time.Now()
-		res, err := conformance.Replay(c)
+		res, err := conformance.ReplayIsolated(exe, c)
 		if err == nil {
 			err = os.WriteFile(filepath.Join(outDir, c.Name+".json"), res.Indented(), 0o644)
 		}
