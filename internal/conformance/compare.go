@@ -237,7 +237,11 @@ type Departure struct {
 
 // ParseDepartures reads a departures file: one "<case> <json path prefix> #
 // <reason>" per line; blank lines and lines starting with '#' are ignored.
-// <case> is a case name ("19-legacy-v1") or its number ("19"). Every line
+// <case> is a case name ("19-legacy-v1") or its number ("19"). The path is a
+// path of the comparison ("$.snapshots.0.files.3.text"); a "*" segment
+// stands for any key or index and a "[key=value]" segment for the array
+// element whose member key is the string value
+// ("$.snapshots.0.files[path=$HOME/extra/legacy/v1.jsonl].text"). Every line
 // needs a reason.
 func ParseDepartures(r io.Reader) ([]Departure, error) {
 	var out []Departure
@@ -277,15 +281,59 @@ func LoadDepartures(path string) ([]Departure, error) {
 	return ParseDepartures(f)
 }
 
+// splitPath splits a departure path after its "$" into segments: keys,
+// indexes, "*" (any one key or index) and selectors "[key=value]" (the array
+// element whose member key is the string value). Dots inside brackets do not
+// split.
+func splitPath(p string) []string {
+	p = strings.TrimPrefix(p, "$")
+	var out []string
+	cur := strings.Builder{}
+	depth := 0
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	for _, r := range p {
+		switch {
+		case r == '[' && depth == 0:
+			flush()
+			depth++
+			cur.WriteRune(r)
+		case r == ']' && depth == 1:
+			depth--
+			cur.WriteRune(r)
+			flush()
+		case r == '.' && depth == 0:
+			flush()
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	flush()
+	return out
+}
+
+// selector parses a "[key=value]" segment.
+func selector(seg string) (key, value string, ok bool) {
+	if !strings.HasPrefix(seg, "[") || !strings.HasSuffix(seg, "]") {
+		return "", "", false
+	}
+	return strings.Cut(seg[1:len(seg)-1], "=")
+}
+
 // Matches reports whether the departure covers a difference at path in
 // caseName: the path itself or anything below it. A "*" segment of the
-// departure's path matches any one key or index.
+// departure's path matches any one key or index; a selector segment matches
+// nothing here (CompareCase resolves selectors against the documents).
 func (d Departure) Matches(caseName, path string) bool {
 	if !d.forCase(caseName) {
 		return false
 	}
-	ps := strings.Split(path, ".")
-	ds := strings.Split(d.Path, ".")
+	ps := splitPath(path)
+	ds := splitPath(d.Path)
 	if len(ps) < len(ds) {
 		return false
 	}
@@ -315,7 +363,7 @@ func CompareCase(caseName string, expected, actual any, deps []Departure) (remai
 		if !dep.forCase(caseName) {
 			continue
 		}
-		if substitute(expected, &actual, strings.Split(dep.Path, ".")[1:]) {
+		if substitute(expected, &actual, splitPath(dep.Path)) {
 			hit[i] = true
 		}
 	}
@@ -388,6 +436,29 @@ func substitute(exp any, act *any, segs []string) bool {
 	case []any:
 		a, ok := (*act).([]any)
 		if !ok {
+			return false
+		}
+		if key, val, ok := selector(seg); ok {
+			find := func(arr []any) int {
+				for i, x := range arr {
+					if o, ok := x.(*Object); ok && o.Get(key) == any(val) {
+						return i
+					}
+				}
+				return -1
+			}
+			ei, ai := find(e), find(a)
+			switch {
+			case ei >= 0 && ai >= 0:
+				return substitute(e[ei], &a[ai], rest)
+			case ai >= 0 && len(rest) == 0:
+				*act = append(a[:ai:ai], a[ai+1:]...)
+				return true
+			case ei >= 0 && len(rest) == 0:
+				at := min(ei, len(a))
+				*act = append(append(a[:at:at], clone(e[ei])), a[at:]...)
+				return true
+			}
 			return false
 		}
 		lo, hi := 0, min(len(e), len(a))
