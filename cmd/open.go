@@ -87,6 +87,14 @@ func (tc terminalContext) crumbLookup(cwd string) (string, string) {
 	return p, fmt.Sprintf("breadcrumb of terminal %s (%s)", tc.id.Key, tc.id.Rule)
 }
 
+// absFrom makes p absolute against cwd.
+func absFrom(cwd, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(cwd, p)
+}
+
 func sameDir(a, b string) bool {
 	ra, err1 := filepath.EvalSymlinks(a)
 	rb, err2 := filepath.EvalSymlinks(b)
@@ -113,22 +121,18 @@ func (a *app) runRoot(c *cobra.Command, args []string) error {
 	if !req.Continue && !req.ResumeSet && req.Fork == "" && !req.NoSession && req.SessionDir == "" && !explain && len(args) == 0 {
 		return c.Help()
 	}
-	tc := a.terminal()
-	opt := a.sessionOptions()
-	ix := session.OpenIndex(nil, opt.SessionsRoot)
-	defer func() { _ = ix.Save() }()
-	d, err := session.Resolve(opt, ix, req, tc.crumbLookup)
-	if err != nil {
-		if errors.Is(err, session.ErrUsage) {
-			return &UsageError{Msg: strings.TrimSuffix(err.Error(), ": usage")}
-		}
-		return err
-	}
 	if explain {
+		tc := a.terminal()
+		d, err := a.resolve(req, tc)
+		if err != nil {
+			return err
+		}
 		a.printExplain(d, tc)
 		return nil
 	}
-	m, err := a.execute(d, req, tc, opt)
+	// Until the agent runtime exists, opening a session ends here: the
+	// session is closed again and described.
+	m, err := a.openSession(req)
 	if err != nil || m == nil {
 		return err
 	}
@@ -136,6 +140,45 @@ func (a *app) runRoot(c *cobra.Command, args []string) error {
 		return err
 	}
 	return a.show(m, false, false)
+}
+
+// resolve decides which session req opens in the terminal tc.
+func (a *app) resolve(req session.Request, tc terminalContext) (session.Decision, error) {
+	opt := a.sessionOptions()
+	ix := session.OpenIndex(nil, opt.SessionsRoot)
+	defer func() { _ = ix.Save() }()
+	d, err := session.Resolve(opt, ix, req, tc.crumbLookup)
+	if err != nil {
+		if errors.Is(err, session.ErrUsage) {
+			return d, &UsageError{Msg: strings.TrimSuffix(err.Error(), ": usage")}
+		}
+		return d, err
+	}
+	return d, nil
+}
+
+// openSession resolves req and opens the session it names in this terminal:
+// migrated, with this terminal's breadcrumb pointing at it. It is the one path
+// through which xcsh opens a session, whatever asks for it (the command line
+// today, the agent runtime and /resume later). The manager is nil when nothing
+// was opened (the picker was cancelled, or there was nothing to pick); the
+// caller closes it.
+func (a *app) openSession(req session.Request) (*session.Manager, error) {
+	tc := a.terminal()
+	d, err := a.resolve(req, tc)
+	var amb *session.AmbiguousError
+	if errors.As(err, &amb) && isTerminal(a.in) {
+		// An ambiguous id prefix is never settled by taking the first match:
+		// off a terminal it fails with the list, on one the user picks.
+		d, err = session.Decision{Action: session.ActionPick, Candidates: amb.Matches}, nil
+		if req.SessionDir != "" {
+			d.Dir = absFrom(req.Cwd, req.SessionDir)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a.execute(d, req, tc, a.sessionOptions())
 }
 
 func (a *app) printExplain(d session.Decision, tc terminalContext) {
@@ -154,7 +197,7 @@ func (a *app) printExplain(d session.Decision, tc terminalContext) {
 	fmt.Fprintf(a.out, "terminal: %s (%s)\n", key, tc.id.Rule)
 }
 
-// execute carries out a decision: the one path every session is opened through.
+// execute carries out a decision (see openSession).
 func (a *app) execute(d session.Decision, req session.Request, tc terminalContext, opt session.Options) (*session.Manager, error) {
 	var crumbErr error
 	opt.OnSessionFile = func(cwd, file string) {
@@ -188,7 +231,12 @@ func (a *app) execute(d session.Decision, req session.Request, tc terminalContex
 		if perr != nil || path == "" {
 			return nil, perr
 		}
-		m, err = session.Open(opt, path, "")
+		if req.Fork != "" {
+			// an ambiguous --fork prefix, settled in the picker
+			m, err = session.ForkFrom(opt, path, req.Cwd, d.Dir)
+		} else {
+			m, err = session.Open(opt, path, "")
+		}
 	default:
 		return nil, fmt.Errorf("unknown resolution %q", d.Action)
 	}

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -61,6 +63,10 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	if msg, ok := sentence(err); ok {
+		fmt.Fprintln(errw, msg)
+		return 1
+	}
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Msg != "" {
@@ -68,12 +74,41 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 		}
 		return ee.Code
 	}
-	fmt.Fprintln(errw, "Error:", err)
+	fmt.Fprintln(errw, "Error:", tidy(err))
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		return 2
 	}
 	return 1
+}
+
+// sentence returns the message of an error that is already a whole sentence
+// for the user, such as `Session "3f" not found.`; it is printed as it is,
+// without an "Error:" prefix.
+func sentence(err error) (string, bool) {
+	var nf *session.NotFoundSessionError
+	var op *session.OtherProjectError
+	var am *session.AmbiguousError
+	switch {
+	case errors.As(err, &nf):
+		return nf.Error(), true
+	case errors.As(err, &op):
+		return op.Error(), true
+	case errors.As(err, &am):
+		return am.Error(), true
+	}
+	return "", false
+}
+
+// tidy drops the "file does not exist" that a wrapped fs.ErrNotExist adds to
+// a message that already says so ("session file x does not exist: file does
+// not exist").
+func tidy(err error) string {
+	msg := err.Error()
+	if errors.Is(err, fs.ErrNotExist) {
+		msg = strings.TrimSuffix(msg, ": "+fs.ErrNotExist.Error())
+	}
+	return msg
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -82,6 +117,10 @@ func (a *app) rootCommand() *cobra.Command {
 		Short:         "A terminal-multiplexer-aware coding-agent supervisor",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Positional arguments are the prompt, and a bare -r takes the first
+		// as its value; without this cobra would take them for an unknown
+		// sub-command ("xcsh -r 3f2a").
+		Args: cobra.ArbitraryArgs,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			return a.loadConfig(c)
 		},
