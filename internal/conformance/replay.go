@@ -12,6 +12,7 @@ import (
 
 	"github.com/xcsh-dev/xcsh/breadcrumb"
 	"github.com/xcsh-dev/xcsh/session"
+	"github.com/xcsh-dev/xcsh/terminal"
 )
 
 const (
@@ -268,8 +269,10 @@ func enterHome() (func(), error) {
 }
 
 // terminalKey derives the terminal key from the environment as the reference
-// does without a tty: KITTY_WINDOW_ID, TMUX_PANE, TERM_SESSION_ID, WT_SESSION;
-// "" when none is set (no breadcrumbs).
+// does without a tty (the replay has none): KITTY_WINDOW_ID, TMUX_PANE,
+// TERM_SESSION_ID, WT_SESSION, the value sanitised as package terminal
+// sanitises it; "" when none is set (no breadcrumbs). terminal.Detect would
+// look at the tty of the process running the replay, so it is not used.
 func terminalKey() string {
 	for _, r := range []struct{ env, prefix string }{
 		{"KITTY_WINDOW_ID", "kitty-"},
@@ -278,7 +281,7 @@ func terminalKey() string {
 		{"WT_SESSION", "wt-"},
 	} {
 		if v := os.Getenv(r.env); v != "" {
-			return r.prefix + v
+			return r.prefix + terminal.SanitizeKeyPart(v)
 		}
 	}
 	return ""
