@@ -50,24 +50,32 @@ type Overlay struct {
 	Session string `json:"session,omitempty"`
 	// Pane is the tmux pane ("%3"), kitty window or WezTerm pane id.
 	Pane string `json:"pane"`
-	// VerifiedBy says what confirmed the overlay: "tmux list-panes" (the
-	// server lists a pane whose process is our pane's session leader; Pane
-	// is the server's answer), "process tree" (the multiplexer process is an
-	// ancestor of this process and no nearer one is), or "" when it was taken
-	// from the environment alone and may have leaked from an outer terminal.
+	// VerifiedBy says what confirmed the overlay, strongest first:
+	//   - "pane environment" (tmux): the tmux server is the nearest
+	//     multiplexer among our ancestors, and Pane is the TMUX_PANE the server
+	//     gave the pane's session leader (its child in our line), read from
+	//     /proc/<leader>/environ, so a stale or forged TMUX_PANE is corrected;
+	//   - "tmux list-panes" (tmux): the server lists a pane whose process is
+	//     our pane's session leader, or whose tty is ours; Pane is its answer;
+	//   - "process tree": the multiplexer's process is an ancestor of this
+	//     process and no nearer one is; Pane is taken from the environment;
+	//   - "": taken from the environment alone; it may have leaked from an
+	//     outer terminal.
 	VerifiedBy string `json:"verifiedBy,omitempty"`
 }
 
 // Values of Overlay.VerifiedBy.
 const (
+	VerifiedByPaneEnviron = "pane environment"
 	VerifiedByTmux        = "tmux list-panes"
 	VerifiedByProcessTree = "process tree"
 )
 
 // Detect identifies the terminal of the running process from its fds 0, 1
-// and 2, /proc and env (os.Getenv when nil). Inside tmux it runs one
-// `tmux list-panes` to confirm the pane. The Identity is filled as far as
-// possible even when err is not nil; err reports what could not be read.
+// and 2, /proc and env (os.Getenv when nil). It reads a few /proc files and
+// normally spawns no process; only when /proc cannot confirm a tmux pane does
+// it run one `tmux list-panes`. The Identity is filled as far as possible
+// even when err is not nil; err reports what could not be read.
 func Detect(env func(string) string) (Identity, error) {
 	if env == nil {
 		env = os.Getenv
@@ -89,6 +97,9 @@ type system interface {
 	sessionLeader(dev uint64) int
 	// bootID returns /proc/sys/kernel/random/boot_id.
 	bootID() (string, error)
+	// processEnv looks name up in /proc/<pid>/environ, the environment the
+	// process was started with.
+	processEnv(pid int, name string) (string, bool)
 	// tmuxPanes lists the panes of the tmux server at socket.
 	tmuxPanes(socket string) ([]tmuxPane, error)
 }
@@ -124,7 +135,10 @@ func detect(sys system, env func(string) string) (Identity, error) {
 	var dev uint64
 	id.TTY, dev, id.TTYFrom = findTTY(sys, self)
 
-	chain := ancestors(sys, self)
+	chain := &lineage{sys: sys}
+	if err == nil {
+		chain.procs = []procStat{self}
+	}
 	if id.TTY != "" {
 		id.Leader = findLeader(sys, chain, dev)
 		boot, err := sys.bootID()
@@ -157,30 +171,50 @@ func findTTY(sys system, self procStat) (path string, dev uint64, from string) {
 	return "", 0, ""
 }
 
-// ancestors returns self, its parent, its grandparent, ... up to pid 1 or
-// the first process that cannot be read.
-func ancestors(sys system, self procStat) []procStat {
-	if self.PID == 0 {
-		return nil
-	}
-	chain := []procStat{self}
-	for p := self; p.PPID > 0 && len(chain) < maxAncestors; {
-		next, err := sys.stat(p.PPID)
-		if err != nil {
+// lineage is this process and its ancestors, read from /proc as far as
+// they are needed: most detections stop at the process itself or its
+// parent, and a deep process tree costs one /proc read per level.
+type lineage struct {
+	sys   system
+	procs []procStat // procs[0] is this process, procs[i+1] the parent of procs[i]
+	end   bool       // no more ancestors: pid 1 reached, unreadable, or too deep
+}
+
+// at returns the i-th process up the tree, reading it if needed.
+func (l *lineage) at(i int) (procStat, bool) {
+	for len(l.procs) <= i && !l.end {
+		if len(l.procs) == 0 || len(l.procs) >= maxAncestors {
+			l.end = true
 			break
 		}
-		chain = append(chain, next)
-		p = next
+		last := l.procs[len(l.procs)-1]
+		if last.PPID <= 0 {
+			l.end = true
+			break
+		}
+		next, err := l.sys.stat(last.PPID)
+		if err != nil {
+			l.end = true
+			break
+		}
+		l.procs = append(l.procs, next)
 	}
-	return chain
+	if i < len(l.procs) {
+		return l.procs[i], true
+	}
+	return procStat{}, false
 }
 
 // findLeader returns the session leader of tty dev: the session of the
 // nearest process in chain whose controlling tty is dev, else whatever live
 // session leader owns dev (a tty found on an fd but not our controlling
 // tty, as after setsid).
-func findLeader(sys system, chain []procStat, dev uint64) int {
-	for _, p := range chain {
+func findLeader(sys system, chain *lineage, dev uint64) int {
+	for i := 0; ; i++ {
+		p, ok := chain.at(i)
+		if !ok {
+			break
+		}
 		if p.TTYNr == dev && p.SID > 0 {
 			return p.SID
 		}

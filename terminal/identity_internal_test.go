@@ -181,6 +181,16 @@ type fakeSystem struct {
 	panes      []tmuxPane
 	panesErr   error
 	panesRuns  int
+	environ    map[int]map[string]string // pid -> readable /proc/<pid>/environ
+}
+
+func (f *fakeSystem) processEnv(pid int, name string) (string, bool) {
+	env, ok := f.environ[pid]
+	if !ok {
+		return "", false
+	}
+	v, ok := env[name]
+	return v, ok
 }
 
 const pts3 = 136<<8 | 3
@@ -390,7 +400,19 @@ func TestInnermost(t *testing.T) {
 			want: nil,
 		},
 		{
-			name:      "tmux inside kitty: tmux, confirmed by the server",
+			name: "tmux inside kitty: tmux, pane from the pane leader's environment",
+			sys:  &fakeSystem{self: 300, procs: paneTree(), environ: map[int]map[string]string{200: {"TMUX_PANE": "%3"}}},
+			env:  tmuxInKittyEnv,
+			want: &Overlay{Kind: "tmux", ID: "tmux:/tmp/tmux-0/default:100:%3", Socket: "/tmp/tmux-0/default", PID: 100, Session: "$0", Pane: "%3", VerifiedBy: VerifiedByPaneEnviron},
+		},
+		{
+			name: "wrong TMUX_PANE is corrected by the pane leader's environment",
+			sys:  &fakeSystem{self: 300, procs: paneTree(), environ: map[int]map[string]string{200: {"TMUX_PANE": "%3"}}},
+			env:  map[string]string{"TMUX": "/s,100,0", "TMUX_PANE": "%99"},
+			want: &Overlay{Kind: "tmux", ID: "tmux:/s:100:%3", Socket: "/s", PID: 100, Session: "$0", Pane: "%3", VerifiedBy: VerifiedByPaneEnviron},
+		},
+		{
+			name:      "environment unreadable: confirmed by the server",
 			sys:       &fakeSystem{self: 300, procs: paneTree(), panes: []tmuxPane{{"%1", 150, "/dev/pts/1"}, {"%3", 200, "/dev/pts/3"}}},
 			env:       tmuxInKittyEnv,
 			want:      &Overlay{Kind: "tmux", ID: "tmux:/tmp/tmux-0/default:100:%3", Socket: "/tmp/tmux-0/default", PID: 100, Session: "$0", Pane: "%3", VerifiedBy: VerifiedByTmux},
@@ -450,7 +472,7 @@ func TestInnermost(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			self, _ := tc.sys.stat(0)
-			chain := ancestors(tc.sys, self)
+			chain := &lineage{sys: tc.sys, procs: []procStat{self}}
 			leader := findLeader(tc.sys, chain, self.TTYNr)
 			tty, _ := ptsPath(self.TTYNr)
 			got := innermost(tc.sys, mapEnv(tc.env), chain, tty, leader)

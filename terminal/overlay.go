@@ -83,27 +83,42 @@ func parseTMUX(v string) (socket string, pid int, session string, ok bool) {
 // the kitty window that started the server, and a kitty started from a tmux
 // pane carries TMUX), so the environment alone cannot tell; the process tree
 // can: the multiplexer whose process is the nearest ancestor is the
-// innermost. For tmux the server is then asked for the pane whose process is
-// our pane's session leader (terminal-facts.md 2.4: validate against tty
-// and sid; a `display -t %dead` would succeed silently, list membership does
-// not). When no ancestor matches, the first candidate is returned unverified.
-func innermost(sys system, env func(string) string, chain []procStat, tty string, leader int) *Overlay {
+// innermost. For tmux the pane is then checked against our pane's session
+// leader (terminal-facts.md 2.4: pane_pid == sid): the leader's own
+// TMUX_PANE names it, and when /proc does not show that, the server is asked
+// for the pane whose process is the leader (list membership: a
+// `display -t %dead` would succeed silently). Reading /proc costs
+// microseconds; a tmux client call 3 to 100 ms, depending on load. When no
+// ancestor matches, the first candidate is returned, confirmed by tmux if it
+// knows our leader or tty, else unverified.
+func innermost(sys system, env func(string) string, chain *lineage, tty string, leader int) *Overlay {
 	cs := candidates(env)
 	if len(cs) == 0 {
 		return nil
 	}
-	// chain[0] is this process, never a multiplexer.
-	for i := 1; i < len(chain); i++ {
+	// chain.at(0) is this process, never a multiplexer.
+	for i := 1; ; i++ {
+		p, ok := chain.at(i)
+		if !ok {
+			break
+		}
 		for _, c := range cs {
-			if !c.matches(chain[i]) {
+			if !c.matches(p) {
 				continue
 			}
 			ov := c.ov
 			ov.VerifiedBy = VerifiedByProcessTree
 			if ov.Kind == "tmux" {
-				// chain[i-1] is the server's child in our line: the pane's
-				// session leader, even when we are not in its session.
-				confirmTmux(sys, &ov, chain[i-1].PID, tty)
+				// The server's child in our line is the pane's session
+				// leader, even when we are not in its session; tmux started
+				// it with TMUX_PANE set to the pane's id.
+				child, _ := chain.at(i - 1)
+				if pane, ok := sys.processEnv(child.PID, "TMUX_PANE"); ok && pane != "" {
+					ov.Pane = cleanValue(pane)
+					ov.VerifiedBy = VerifiedByPaneEnviron
+				} else {
+					confirmTmux(sys, &ov, child.PID, tty)
+				}
 			}
 			return finish(&ov)
 		}

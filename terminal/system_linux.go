@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,7 +50,7 @@ func (linuxSystem) stat(pid int) (procStat, error) {
 	if pid != 0 {
 		name = "/proc/" + strconv.Itoa(pid) + "/stat"
 	}
-	data, err := os.ReadFile(name)
+	data, err := readProcFile(name)
 	if err != nil {
 		return procStat{}, err
 	}
@@ -58,6 +59,34 @@ func (linuxSystem) stat(pid int) (procStat, error) {
 		return procStat{}, fmt.Errorf("read %s: %w", name, err)
 	}
 	return st, nil
+}
+
+// readProcFile reads a small /proc file with plain system calls: os.ReadFile
+// would also register the fd with the poller, which doubles the cost of a
+// walk up the process tree.
+func readProcFile(name string) ([]byte, error) {
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 0, 512)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: name, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
 }
 
 // devPath names a pty slave by its number and any other tty by finding the
@@ -132,6 +161,19 @@ var bootID = sync.OnceValues(func() (string, error) {
 })
 
 func (linuxSystem) bootID() (string, error) { return bootID() }
+
+func (linuxSystem) processEnv(pid int, name string) (string, bool) {
+	data, err := readProcFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return "", false
+	}
+	for kv := range strings.SplitSeq(string(data), "\x00") {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
 
 func (linuxSystem) tmuxPanes(socket string) ([]tmuxPane, error) {
 	bin, err := exec.LookPath("tmux")

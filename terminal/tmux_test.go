@@ -298,6 +298,16 @@ func TestTmuxFindsTTY(t *testing.T) {
 		outs[i] = filepath.Join(root, fmt.Sprintf("r%d.json", i))
 		panes[i] = s.spawn(root, fmt.Sprintf(tc.shell, helperCmd(t, "detect", outs[i]))+"; exec sleep 600")
 	}
+	// When /proc cannot name the pane, detection asks the server.
+	rows, err := terminal.TmuxPanes(s.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range panes {
+		if want := fmt.Sprintf("%s %d %s", p.id, p.pid, p.tty); !contains(rows, want) {
+			t.Errorf("tmux list-panes gave %q, without %q", rows, want)
+		}
+	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := panes[i]
@@ -327,7 +337,7 @@ func TestTmuxFindsTTY(t *testing.T) {
 			default:
 				want := terminal.Overlay{
 					Kind: "tmux", ID: fmt.Sprintf("tmux:%s:%d:%s", s.socket, s.pid, p.id), Socket: s.socket, PID: s.pid,
-					Session: "$0", Pane: p.id, VerifiedBy: terminal.VerifiedByTmux,
+					Session: "$0", Pane: p.id, VerifiedBy: terminal.VerifiedByPaneEnviron,
 				}
 				if *ov != want {
 					t.Errorf("overlay\n got %+v\nwant %+v", *ov, want)
