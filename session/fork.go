@@ -21,6 +21,9 @@ func (m *Manager) Fork() (oldFile, newFile string, ok bool, err error) {
 	id := m.opt.IDs.Snowflake(now)
 	ts := ISOTime(now)
 	title := m.header.Get("title")
+	if title == nil && m.name != "" {
+		title = str(m.name)
+	}
 	m.header = newEntry(
 		Field{Key: "type", Val: str(TypeSession)},
 		Field{Key: "version", Val: []byte("3")},
@@ -68,6 +71,7 @@ func ForkFrom(opt Options, src, cwd, sessionDir string) (*Manager, error) {
 		m.header.Set("parentSession", src.Get("id"))
 		if t := src.Get("title"); t != nil {
 			m.header.Set("title", t)
+			m.name = rawString(t)
 		}
 		if t := src.Get("titleSource"); t != nil {
 			m.header.Set("titleSource", t)

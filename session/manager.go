@@ -63,8 +63,9 @@ type Manager struct {
 	entries []*Entry
 	byID    map[string]*Entry
 	labels  map[string]string
-	leaf    string // "" with leafNull: explicit null leaf
+	leaf    string // "" means a null leaf
 	hasAsst bool
+	name    string // the session name; survives a branched session, whose header has no title
 
 	flushed, ensuredOnDisk, needsRewrite bool
 	persistErr                           error
@@ -162,6 +163,7 @@ func (m *Manager) newSession(parentSession []byte) {
 		Field{Key: "parentSession", Val: parentSession},
 	)
 	m.resetState()
+	m.name = ""
 	m.flushed, m.ensuredOnDisk, m.needsRewrite = false, false, false
 	if m.persist {
 		m.file = filepath.Join(m.sessionDir, FileName(ts, id))
@@ -223,6 +225,7 @@ func (m *Manager) SetSessionFile(path string) error {
 		return id
 	})
 	m.header = entries[0]
+	m.name = m.header.GetString("title")
 	m.cwd = m.header.GetString("cwd")
 	if m.cwd == "" {
 		m.cwd, _ = filepath.Abs(".")
@@ -501,8 +504,8 @@ func (m *Manager) LeafID() (id string, ok bool) { return m.leaf, m.leaf != "" }
 // Label returns the label of an entry, or "".
 func (m *Manager) Label(id string) string { return m.labels[id] }
 
-// SessionName returns the header title, or "".
-func (m *Manager) SessionName() string { return m.header.GetString("title") }
+// SessionName returns the session's name (its title), or "".
+func (m *Manager) SessionName() string { return m.name }
 
 // BuildContext returns the context at the current leaf.
 func (m *Manager) BuildContext() *Context {
@@ -596,7 +599,8 @@ func (u Usage) MarshalJSON() ([]byte, error) {
 	}), nil
 }
 
-// UsageStatistics totals token usage and cost over all assistant messages.
+// UsageStatistics totals token usage and cost over all assistant messages
+// and the subagent usage that tool results carry in details.usage.
 func (m *Manager) UsageStatistics() Usage {
 	var u Usage
 	f := func(raw []byte) float64 {
@@ -611,10 +615,14 @@ func (m *Manager) UsageStatistics() Usage {
 			continue
 		}
 		msg := e.Get("message")
-		if rawString(member(msg, "role")) != "assistant" {
-			continue
+		var us []byte
+		switch rawString(member(msg, "role")) {
+		case "assistant":
+			us = member(msg, "usage")
+		case "toolResult":
+			// a subagent's usage, reported by the task tool
+			us = memberPath(msg, "details", "usage")
 		}
-		us := member(msg, "usage")
 		if us == nil {
 			continue
 		}
@@ -677,6 +685,7 @@ func (m *Manager) SetSessionName(name, source string) (bool, error) {
 		}
 	}
 	m.header.Set("title", str(name))
+	m.name = name
 	if source != "" {
 		m.header.Set("titleSource", str(source))
 	}

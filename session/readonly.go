@@ -61,6 +61,7 @@ func Load(opt Options, path string) (*Manager, error) {
 	})
 	m := newManager(opt, entries[0].GetString("cwd"), filepath.Dir(abs), false)
 	m.header = entries[0]
+	m.name = m.header.GetString("title")
 	m.loadEntries(entries[1:])
 	m.file = abs
 	return m, nil
