@@ -3,6 +3,7 @@ package jsjson
 import (
 	"bytes"
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -74,6 +75,7 @@ type member struct {
 // the members of the open objects.
 type canonizer struct {
 	b       []byte
+	depth   int
 	members []member
 	tmp     []byte
 }
@@ -92,9 +94,14 @@ func (c *canonizer) value(dst []byte, i int) ([]byte, int, error) {
 		return dst, i, syntaxError(i, "unexpected end of data")
 	}
 	switch b[i] {
-	case '{':
-		return c.object(dst, i+1)
-	case '[':
+	case '{', '[':
+		if c.depth++; c.depth > maxDepth {
+			return dst, i, fmt.Errorf("%w at offset %d", ErrTooDeep, i)
+		}
+		defer func() { c.depth-- }()
+		if b[i] == '{' {
+			return c.object(dst, i+1)
+		}
 		return c.array(dst, i+1)
 	case '"':
 		return appendCanonString(dst, b, i+1)

@@ -162,6 +162,24 @@ var canonCorpus = []string{
 	`{"type":"message","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1733000000000}}`,
 }
 
+func TestTooDeep(t *testing.T) {
+	ok := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	deep := "[" + ok + " ]"
+	if _, err := Canonical([]byte(ok + " ")); err != nil {
+		t.Errorf("Canonical at depth %d: %v", maxDepth, err)
+	}
+	if _, err := Canonical([]byte(deep)); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("Canonical too deep: %v", err)
+	}
+	if _, err := Parse([]byte(deep)); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("Parse too deep: %v", err)
+	}
+	// The scanner is iterative: ParseJSONL and IsCanonical take any depth.
+	if vs := ParseJSONL([]byte(deep + "\n")); len(vs) != 1 || vs[0].Canonical {
+		t.Errorf("ParseJSONL of a deep value: %d values", len(vs))
+	}
+}
+
 func TestIsCanonicalAgrees(t *testing.T) {
 	for _, in := range canonCorpus {
 		out, err := Canonical([]byte(in))

@@ -9,6 +9,13 @@ import (
 // ErrSyntax is wrapped by the errors this package returns for invalid JSON.
 var ErrSyntax = errors.New("invalid json")
 
+// maxDepth bounds the nesting Canonical and Parse accept. They recurse, and
+// JavaScript's JSON.stringify throws a RangeError long before this depth.
+const maxDepth = 10000
+
+// ErrTooDeep is wrapped by the error for values nested deeper than maxDepth.
+var ErrTooDeep = errors.New("json nested too deeply")
+
 // syntaxError reports invalid JSON at byte offset off.
 func syntaxError(off int, what string) error {
 	return fmt.Errorf("%w: %s at offset %d", ErrSyntax, what, off)

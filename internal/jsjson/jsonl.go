@@ -118,9 +118,13 @@ func (s *scanner) fresh(p int) runState {
 //     good value; then a new call starts right after that value.
 func (s *scanner) run(out []Value, st runState, stopAt int) ([]Value, runState) {
 	b := s.data
+	moreAt := -1 // a value known to be cut off by the end of the data
 	for !st.stopped && st.q < stopAt {
 		q := st.q
-		end, res := s.scanValue(q)
+		end, res := 0, stMore
+		if q != moreAt {
+			end, res = s.scanValue(q)
+		}
 		switch res {
 		case stOK:
 			v := Value{Raw: b[q:end], Kind: kindOf(b[q]), Canonical: s.canon}
@@ -145,6 +149,9 @@ func (s *scanner) run(out []Value, st runState, stopAt int) ([]Value, runState) 
 			st.hasGood, st.pristine = false, false
 			st.q = s.skipWS(q + nl + 1)
 		case stMore:
+			// Restarts after the last good value meet this value again;
+			// it fails the same way, so it is scanned only once.
+			moreAt = q
 			s.dropFields()
 			if !st.hasGood {
 				if st.pristine {

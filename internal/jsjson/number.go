@@ -104,10 +104,51 @@ func simpleInt(tok []byte) bool {
 	return true
 }
 
+// simpleDecimal reports whether the JSON number token tok is a decimal
+// fraction that is its own canonical form for a simple reason: no exponent,
+// no trailing zero, at most 15 significant digits and at most five zeros
+// after "0.". Decimals of at most 15 significant digits map to distinct
+// doubles, so these digits are the shortest that round-trip, and the decimal
+// exponent is in the range Number::toString writes in plain notation.
+func simpleDecimal(tok []byte) bool {
+	i := 0
+	if len(tok) > 0 && tok[0] == '-' {
+		i = 1
+	}
+	intStart := i
+	for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
+		i++
+	}
+	intLen := i - intStart
+	if intLen == 0 || i >= len(tok) || tok[i] != '.' {
+		return false
+	}
+	i++
+	fracStart := i
+	for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
+		i++
+	}
+	if i != len(tok) || i == fracStart || tok[i-1] == '0' {
+		return false
+	}
+	sig := intLen + i - fracStart
+	if intLen == 1 && tok[intStart] == '0' {
+		z := 0
+		for tok[fracStart+z] == '0' {
+			z++
+		}
+		if z > 5 {
+			return false
+		}
+		sig = i - fracStart - z
+	}
+	return sig <= 15
+}
+
 // numberIsCanonical reports whether the valid JSON number token tok is
 // written exactly as JSON.stringify(JSON.parse(tok)) writes it.
 func numberIsCanonical(tok []byte) bool {
-	if simpleInt(tok) {
+	if simpleInt(tok) || simpleDecimal(tok) {
 		return true
 	}
 	var buf [40]byte

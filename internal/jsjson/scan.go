@@ -2,6 +2,8 @@ package jsjson
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -299,22 +301,45 @@ func (s *scanner) scanKey(i int) (int, status, bool) {
 	n := len(b)
 	simple := true
 	for {
-		i = skipPlain(b, i)
+		// Skip plain bytes, eight at a time (see skipPlain).
+		for i+8 <= n {
+			x := binary.LittleEndian.Uint64(b[i:])
+			q := x ^ (swarLo * '"')
+			e := x ^ (swarLo * '\\')
+			m := ((q - swarLo) &^ q) | ((e - swarLo) &^ e) | (x - swarLo*0x20) | x
+			if m &= swarHi; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto special
+			}
+			i += 8
+		}
+		for i < n && plain[b[i]] {
+			i++
+		}
 		if i >= n {
 			return i, stMore, simple
 		}
+	special:
 		c := b[i]
 		switch {
 		case c == '"':
 			return i + 1, stOK, simple
 		case c == '\\':
 			simple = false
+			if i+1 < n && shortEscape[b[i+1]] {
+				i += 2
+				continue
+			}
 			var st status
 			if i, st = s.escape(i); st != stOK {
 				return i, st, simple
 			}
 		case c < 0x20:
 			return i, stErr, simple
+		case c >= 0xC2 && c < 0xE0 && i+1 < n && b[i+1]&0xC0 == 0x80:
+			i += 2
+		case c >= 0xE1 && c < 0xF0 && c != 0xED && i+2 < n && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80:
+			i += 3
 		default:
 			l, ok := seqLen(b, i)
 			if !ok {
@@ -325,6 +350,10 @@ func (s *scanner) scanKey(i int) (int, status, bool) {
 		}
 	}
 }
+
+// shortEscape marks the characters after a backslash that make a two-byte
+// escape JSON.stringify writes the same way.
+var shortEscape = [256]bool{'"': true, '\\': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
 // hexVal maps hex digits to their value and other bytes to 0xFF.
 var hexVal = func() (t [256]byte) {
@@ -505,10 +534,7 @@ func (s *scanner) addKey(start, end int, simple bool) {
 	} else {
 		top.seenNonInt = true
 	}
-	h := uint64(14695981039346656037)
-	for _, c := range raw {
-		h = (h ^ uint64(c)) * 1099511628211
-	}
+	h := keyHash(raw)
 	if len(s.keys)-top.keyBase < smallObj {
 		for _, k := range s.keys[top.keyBase:] {
 			if k.hash == h && bytes.Equal(b[k.start:k.end], raw) {
@@ -549,4 +575,20 @@ func (s *scanner) checkBigObject(base int) {
 			}
 		}
 	}
+}
+
+// keyHash is a cheap hash of a key's raw bytes: its length and its first and
+// last eight bytes. Equal hashes are confirmed by comparing the bytes.
+func keyHash(k []byte) uint64 {
+	var a, z uint64
+	if len(k) >= 8 {
+		a = binary.LittleEndian.Uint64(k)
+		z = binary.LittleEndian.Uint64(k[len(k)-8:])
+	} else {
+		for i, c := range k {
+			a |= uint64(c) << (8 * i)
+		}
+	}
+	h := (a*0x9E3779B97F4A7C15 ^ z) * 0xFF51AFD7ED558CCD
+	return h ^ h>>29 ^ uint64(len(k))
 }

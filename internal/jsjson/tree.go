@@ -2,6 +2,7 @@ package jsjson
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 )
@@ -188,7 +189,8 @@ func (n *Node) appendObject(dst []byte) []byte {
 
 // treeParser builds a Node tree from JSON text.
 type treeParser struct {
-	b []byte
+	b     []byte
+	depth int
 }
 
 func (p *treeParser) skipWS(i int) int {
@@ -203,7 +205,14 @@ func (p *treeParser) value(i int) (*Node, int, error) {
 	if i = p.skipWS(i); i >= len(b) {
 		return nil, i, syntaxError(i, "unexpected end of data")
 	}
-	switch c := b[i]; c {
+	c := b[i]
+	if c == '{' || c == '[' {
+		if p.depth++; p.depth > maxDepth {
+			return nil, i, fmt.Errorf("%w at offset %d", ErrTooDeep, i)
+		}
+		defer func() { p.depth-- }()
+	}
+	switch c {
 	case '{':
 		return p.object(i + 1)
 	case '[':
