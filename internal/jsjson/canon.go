@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // Canonical returns the canonical form of one JSON value: the bytes
@@ -25,8 +26,14 @@ func AppendCanonical(dst, raw []byte) ([]byte, error) {
 	if IsCanonical(raw[lo:hi]) {
 		return append(dst, raw[lo:hi]...), nil
 	}
-	c := canonizer{b: raw}
+	c := canonPool.Get().(*canonizer)
+	defer func() {
+		c.b, c.depth = nil, 0
+		canonPool.Put(c)
+	}()
+	c.b = raw
 	start := len(dst)
+	dst = slices.Grow(dst, hi-lo)
 	out, i, err := c.value(dst, lo)
 	if err != nil {
 		return dst[:start], err
@@ -37,15 +44,25 @@ func AppendCanonical(dst, raw []byte) ([]byte, error) {
 	return out, nil
 }
 
+// Scratch space for IsCanonical and AppendCanonical.
+var (
+	scanPool  = sync.Pool{New: func() any { return new(scanner) }}
+	canonPool = sync.Pool{New: func() any { return new(canonizer) }}
+)
+
 // IsCanonical reports whether raw is valid JSON already in canonical form
 // (see Canonical), with no whitespace around it.
 func IsCanonical(raw []byte) bool {
 	if len(raw) == 0 || isWS[raw[0]] {
 		return false
 	}
-	s := scanner{data: raw}
+	s := scanPool.Get().(*scanner)
+	s.data = raw
 	end, st := s.scanValue(0)
-	return st == stOK && end == len(raw) && s.canon
+	ok := st == stOK && end == len(raw) && s.canon
+	s.data = nil
+	scanPool.Put(s)
+	return ok
 }
 
 // trimWS returns the bounds of raw without JSON whitespace around it.
@@ -113,7 +130,7 @@ func (c *canonizer) value(dst []byte, i int) ([]byte, int, error) {
 		}
 		return dst, i, syntaxError(i, "invalid literal")
 	}
-	s := scanner{data: b, canon: true}
+	s := scanner{data: b} // canon false: no canonical check needed here
 	end, st := s.scanNumber(i)
 	if st != stOK {
 		if b[i] != '-' && (b[i] < '0' || b[i] > '9') {

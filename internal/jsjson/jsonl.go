@@ -14,6 +14,13 @@ type Field struct {
 }
 
 // Value is one value found by ParseJSONL.
+//
+// Canonical is exact: it is true if and only if Canonical(Raw) returns Raw.
+// It is false on whitespace between tokens, escapes JSON.stringify writes
+// differently (\/, \u escapes of printable characters or surrogate pairs,
+// uppercase hex, short escapes spelt \u000a), invalid UTF-8, numbers not in
+// Number::toString form, array-index keys out of JavaScript order, and
+// duplicate keys at any depth.
 type Value struct {
 	Raw       []byte  // exact bytes of the value (sub-slice of the input, no surrounding whitespace)
 	Kind      byte    // '{', '[', '"', 'n' (null), 't', 'f', '0' (number)
