@@ -22,6 +22,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseEntries -fuzztime $(FUZZTIME) ./session
 	$(GO) test -run '^$$' -fuzz FuzzMigrate -fuzztime $(FUZZTIME) ./session
 	$(GO) test -run '^$$' -fuzz FuzzBuildContext -fuzztime $(FUZZTIME) ./session
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./breadcrumb
+	$(GO) test -run '^$$' -fuzz FuzzSanitizeKeyPart -fuzztime $(FUZZTIME) ./terminal
 
 lint:
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)

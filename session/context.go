@@ -189,6 +189,8 @@ func BuildContext(entries []*Entry, byID map[string]*Entry, leaf Leaf) *Context 
 	var comp *Entry
 	compIdx := -1
 	var rules map[string]bool
+	var lastAsst []byte
+	defaultFromAsst := false
 	for i, e := range path {
 		switch e.Type {
 		case TypeThinkingLevelChange:
@@ -204,11 +206,17 @@ func BuildContext(entries []*Entry, byID map[string]*Entry, leaf Leaf) *Context 
 					role = jsText(r)
 				}
 				ctx.setModel(role, jsText(m))
+				if role == "default" {
+					defaultFromAsst = false
+				}
 			}
 		case TypeMessage:
 			msg := e.Get("message")
 			if rawString(member(msg, "role")) == "assistant" {
-				ctx.setModel("default", jsText(member(msg, "provider"))+"/"+jsText(member(msg, "model")))
+				// decided after the pass: only the last one can win
+				ctx.setModel("default", "")
+				lastAsst = msg
+				defaultFromAsst = true
 			}
 		case TypeServiceTierChange:
 			v := e.Get("serviceTier")
@@ -243,6 +251,10 @@ func BuildContext(entries []*Entry, byID map[string]*Entry, leaf Leaf) *Context 
 			ctx.Mode = e.Get("mode")
 			ctx.ModeData = e.Get("data")
 		}
+	}
+
+	if defaultFromAsst {
+		ctx.setModel("default", jsText(member(lastAsst, "provider"))+"/"+jsText(member(lastAsst, "model")))
 	}
 
 	msgs := make([]json.RawMessage, 0, len(path))

@@ -93,13 +93,18 @@ func skipWS(b []byte, i int) int {
 func skipString(b []byte, i int) int {
 	i++
 	for i < len(b) {
-		j := bytes.IndexAny(b[i:], "\"\\")
+		j := bytes.IndexByte(b[i:], '"')
 		if j < 0 {
 			return len(b)
 		}
 		i += j
-		if b[i] == '\\' {
-			i += 2
+		// the quote is escaped when an odd number of backslashes precede it
+		k := i - 1
+		for k >= 0 && b[k] == '\\' {
+			k--
+		}
+		if (i-1-k)%2 == 1 {
+			i++
 			continue
 		}
 		return i + 1
