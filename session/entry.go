@@ -47,7 +47,8 @@ type Entry struct {
 	Timestamp string
 
 	fields []Field
-	raw    []byte // canonical encoding of fields; nil when it must be rebuilt
+	raw    []byte      // canonical encoding of fields; nil when it must be rebuilt
+	marks  jsjson.Mark // blob refs and replay payloads seen when it was parsed
 }
 
 // RawJSON is a raw JSON value. nil means "undefined": the member is left out.
@@ -68,8 +69,8 @@ func newEntry(fields ...Field) *Entry {
 }
 
 // entryFromValue wraps a parsed, canonical object value.
-func entryFromValue(raw []byte, fields []Field) *Entry {
-	e := &Entry{fields: fields, raw: raw}
+func entryFromValue(raw []byte, fields []Field, marks jsjson.Mark) *Entry {
+	e := &Entry{fields: fields, raw: raw, marks: marks}
 	e.index()
 	return e
 }

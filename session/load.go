@@ -21,7 +21,7 @@ func ParseEntries(data []byte) []*Entry {
 			continue // a non-object line is skipped like any bad line
 		}
 		if v.Canonical {
-			out = append(out, entryFromValue(v.Raw, v.Fields))
+			out = append(out, entryFromValue(v.Raw, v.Fields, v.Marks))
 			continue
 		}
 		c, err := jsjson.Canonical(v.Raw)
@@ -32,7 +32,7 @@ func ParseEntries(data []byte) []*Entry {
 		if len(cv) != 1 {
 			continue
 		}
-		out = append(out, entryFromValue(cv[0].Raw, cv[0].Fields))
+		out = append(out, entryFromValue(cv[0].Raw, cv[0].Fields, cv[0].Marks))
 	}
 	return out
 }
@@ -172,10 +172,10 @@ func sanitizeReplayMetadata(entries []*Entry) bool {
 		if e.Type != TypeMessage {
 			continue
 		}
-		msg := e.Get("message")
-		if !bytes.Contains(msg, []byte("openaiResponsesHistory")) {
+		if e.marks&jsjson.MarkReplayHistory == 0 {
 			continue
 		}
+		msg := e.Get("message")
 		n, err := jsjson.Parse(msg)
 		if err != nil || n.Kind != '{' {
 			continue

@@ -240,7 +240,7 @@ func decodeBase64Lenient(s string) []byte {
 // image data in every "content" array (nested ones too, unlike the reference)
 // and image_url strings anywhere. A missing blob leaves the reference.
 func resolveBlobs(e *Entry, blobs *BlobStore) {
-	if blobs == nil || !bytes.Contains(e.JSON(), sigBlob) {
+	if blobs == nil || e.marks&jsjson.MarkBlobRef == 0 {
 		return
 	}
 	n, err := jsjson.Parse(e.JSON())
@@ -253,7 +253,7 @@ func resolveBlobs(e *Entry, blobs *BlobStore) {
 	out := n.AppendJSON(nil)
 	vals := jsjson.ParseJSONL(out)
 	if len(vals) == 1 {
-		*e = *entryFromValue(vals[0].Raw, vals[0].Fields)
+		*e = *entryFromValue(vals[0].Raw, vals[0].Fields, vals[0].Marks)
 	}
 }
 

@@ -26,6 +26,7 @@ type Value struct {
 	Kind      byte    // '{', '[', '"', 'n' (null), 't', 'f', '0' (number)
 	Canonical bool    // Raw is byte-identical to its canonical form (no normalisation needed)
 	Fields    []Field // for objects: top-level members in source order (duplicates included as they appear); nil otherwise
+	Marks     Mark    // string values with a marked prefix somewhere in the value
 }
 
 // Get returns the raw value of the last member named key (the one
@@ -134,7 +135,7 @@ func (s *scanner) run(out []Value, st runState, stopAt int) ([]Value, runState) 
 		}
 		switch res {
 		case stOK:
-			v := Value{Raw: b[q:end], Kind: kindOf(b[q]), Canonical: s.canon}
+			v := Value{Raw: b[q:end], Kind: kindOf(b[q]), Canonical: s.canon, Marks: s.marks}
 			if s.collect && v.Kind == '{' {
 				v.Fields = s.takeFields()
 			}

@@ -501,3 +501,24 @@ func TestParseJSONLCanonicalFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestMarks(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Mark
+	}{
+		{`{"a":"plain"}`, 0},
+		{`{"content":[{"type":"image","data":"blob:sha256:00ff"}]}`, MarkBlobRef},
+		{`{"blob:sha256:key":"x"}`, 0},
+		{`{"p":{"type":"openaiResponsesHistory"}}`, MarkReplayHistory},
+		{`{"p":"openaiResponsesHistoryX"}`, 0},
+		{`["blob:sha256:1","openaiResponsesHistory"]`, MarkBlobRef | MarkReplayHistory},
+		{`{"t":"bob"}`, 0},
+	}
+	for _, tt := range tests {
+		vals := ParseJSONL([]byte(tt.in))
+		if len(vals) != 1 || vals[0].Marks != tt.want {
+			t.Errorf("%s: marks %v, want %v", tt.in, vals[0].Marks, tt.want)
+		}
+	}
+}

@@ -35,6 +35,7 @@ type scanner struct {
 	order []int // scratch for the duplicate check of big objects
 
 	canon bool // the value scanned so far is in canonical form
+	marks Mark // string values seen in the value so far that start with a marked prefix
 
 	// Top-level fields, collected when collect is set. fields is the current
 	// block; values own sub-slices of it.
@@ -77,6 +78,7 @@ func (s *scanner) scanValue(i int) (int, status) {
 	b := s.data
 	n := len(b)
 	s.canon = true
+	s.marks = 0
 	s.stack = s.stack[:0]
 	s.keys = s.keys[:0]
 	s.startFields()
@@ -94,6 +96,9 @@ value:
 	c = b[i]
 	switch c {
 	case '"':
+		if i+1 < n && (b[i+1] == 'b' || b[i+1] == 'o') {
+			s.markString(i + 1)
+		}
 		if i, st = s.scanString(i + 1); st != stOK {
 			return i, st
 		}
@@ -202,6 +207,33 @@ key:
 		valStart = i
 	}
 	goto value
+}
+
+// Mark flags string values with a prefix that a reader must act on, so it
+// need not search the whole input for them again.
+type Mark uint8
+
+// Marks reported in Value.Marks.
+const (
+	// MarkBlobRef: a string value starts with "blob:sha256:".
+	MarkBlobRef Mark = 1 << iota
+	// MarkReplayHistory: a string value is "openaiResponsesHistory".
+	MarkReplayHistory
+)
+
+var (
+	blobPrefix    = []byte("blob:sha256:")
+	replayHistory = []byte("openaiResponsesHistory\"")
+)
+
+// markString records the marks of the string value whose content starts at i.
+func (s *scanner) markString(i int) {
+	b := s.data[i:]
+	if len(b) >= len(blobPrefix) && string(b[:len(blobPrefix)]) == string(blobPrefix) {
+		s.marks |= MarkBlobRef
+	} else if len(b) >= len(replayHistory) && string(b[:len(replayHistory)]) == string(replayHistory) {
+		s.marks |= MarkReplayHistory
+	}
 }
 
 // literal matches the keyword w at b[i:].
