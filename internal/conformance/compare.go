@@ -176,7 +176,7 @@ func show(v any) string {
 	if len(s) > 200 && utf16Len(s) > 200 {
 		s = sliceUnits(s, 0, 200)
 	}
-	return s
+	return toUTF8(s) // a cut pair prints as U+FFFD, as Node prints it
 }
 
 func diff(a, b any, p string, out *[]Difference) {

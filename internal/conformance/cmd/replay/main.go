@@ -8,7 +8,12 @@
 //
 //	node harness/compare.mjs expected/NN.json /tmp/out/NN.json
 //
-// can diff them. Every case runs in a fresh process (the program re-runs
+// can diff them. With -diff it compares two result documents instead, as
+// compare.mjs does, and prints every difference (exit 1 when there is one):
+//
+//	go run ./internal/conformance/cmd/replay -diff [-keep-ids] [-departures FILE -case NAME] EXPECTED.json ACTUAL.json
+//
+// Every case runs in a fresh process (the program re-runs
 // itself), as the reference harness runs them. It exits 1 when a case could not
 // be replayed.
 package main
@@ -28,8 +33,14 @@ func main() {
 	conformance.ServeChild()
 	cases := flag.String("cases", "testdata/conformance/cases", "directory of *.json cases")
 	out := flag.String("out", "out/conformance", "directory to write <case name>.json to")
-	only := flag.String("case", "", "comma-separated case names to replay (default: all)")
+	only := flag.String("case", "", "comma-separated case names to replay (default: all); with -diff -departures, the case")
+	diffMode := flag.Bool("diff", false, "compare two result documents: -diff EXPECTED.json ACTUAL.json")
+	keepIDs := flag.Bool("keep-ids", false, "with -diff: do not rename ids")
+	deps := flag.String("departures", "", "with -diff: departures file to apply (needs -case)")
 	flag.Parse()
+	if *diffMode {
+		os.Exit(diff(flag.Args(), *keepIDs, *deps, *only))
+	}
 	if err := run(*cases, *out, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "replay:", err)
 		os.Exit(1)
@@ -79,4 +90,41 @@ func run(casesDir, outDir, only string) error {
 		return fmt.Errorf("%d case(s) failed", failed)
 	}
 	return nil
+}
+
+func diff(args []string, keepIDs bool, depsFile, caseName string) int {
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "replay -diff: want EXPECTED.json ACTUAL.json")
+		return 2
+	}
+	var docs [2]any
+	for i, p := range args {
+		data, err := os.ReadFile(p)
+		if err == nil {
+			docs[i], err = conformance.ParseDocument(data)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "replay -diff:", err)
+			return 2
+		}
+	}
+	var ds []conformance.Difference
+	if depsFile != "" {
+		deps, err := conformance.LoadDepartures(depsFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "replay -diff:", err)
+			return 2
+		}
+		ds, _ = conformance.CompareCase(caseName, docs[0], docs[1], deps)
+	} else {
+		ds = conformance.Compare(docs[0], docs[1], keepIDs)
+	}
+	if len(ds) == 0 {
+		fmt.Println("identical")
+		return 0
+	}
+	for _, d := range ds {
+		fmt.Println(d)
+	}
+	return 1
 }
