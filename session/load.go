@@ -51,7 +51,7 @@ func isHeader(e *Entry) bool {
 // entries and an error wrapping fs.ErrNotExist; a file whose first entry is not
 // a session header gives no entries and ErrNotSession.
 func LoadEntries(st Storage, path string) ([]*Entry, error) {
-	data, err := st.ReadFile(path)
+	data, err := readForKeeps(st, path)
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: %w", path, err)
 	}
