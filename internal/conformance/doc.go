@@ -14,6 +14,12 @@
 // Departures filters out the differences that come from deliberate
 // departures from the reference.
 //
-// cmd/replay writes the result documents of a directory of cases, for
-// `node compare.mjs` outside the test suite.
+// Ids are drawn from the same seeded generator as the reference harness's, so
+// that ids the comparison does not rename (those that appear only inside file
+// text or op results) are equal too.
+//
+// TestConformance and cmd/replay run every case in a fresh process
+// (ReplayIsolated), as the harness does. cmd/replay writes the result
+// documents of a directory of cases, for `node compare.mjs` outside the test
+// suite (`make conformance CASES=... OUT=...`).
 package conformance

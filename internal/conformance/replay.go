@@ -168,8 +168,11 @@ func (e *unsupportedError) Error() string { return "unsupported by this peer: " 
 // the duration of the case sets the process environment (HOME, TZ=UTC, no
 // terminal ids), the working directory (Home) and time.Local (UTC); all are
 // restored before it returns. Cases must not be replayed concurrently in one
-// process. The error is for failures of the replayer itself; what the
-// session store does, errors included, is in the document.
+// process, and package session keeps some process-wide state (the once per
+// process migration of home-encoded session dirs), so a faithful replay of
+// several cases runs each in a fresh process: see ReplayIsolated. The error is
+// for failures of the replayer itself; what the session store does, errors
+// included, is in the document.
 func Replay(c Case) (res Result, err error) {
 	unlock, err := lockFile(LockPath)
 	if err != nil {
