@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unsafe"
 
 	"github.com/xcsh-dev/xcsh/internal/jsjson"
 )
@@ -80,15 +81,52 @@ func (e *Entry) index() {
 	for _, f := range e.fields {
 		switch f.Key {
 		case "type":
-			e.Type = rawString(f.Val)
+			e.Type = internType(f.Val)
 		case "id":
-			e.ID = rawString(f.Val)
+			e.ID = viewString(f.Val)
 		case "parentId":
-			e.ParentID = rawString(f.Val)
+			e.ParentID = viewString(f.Val)
 		case "timestamp":
-			e.Timestamp = rawString(f.Val)
+			e.Timestamp = viewString(f.Val)
 		}
 	}
+}
+
+// knownTypes lets entry types share one string each.
+var knownTypes = func() map[string]string {
+	m := map[string]string{}
+	for _, t := range []string{TypeSession, TypeMessage, TypeThinkingLevelChange, TypeModelChange, TypeServiceTierChange,
+		TypeContextChange, TypeModeChange, TypeCompaction, TypeBranchSummary, TypeCustom, TypeCustomMessage, TypeLabel,
+		TypeTTSRInjection, TypeSessionInit, TypeMCPToolSelection} {
+		m[t] = t
+	}
+	return m
+}()
+
+func internType(raw []byte) string {
+	if len(raw) >= 2 && raw[0] == '"' {
+		if t, ok := knownTypes[string(raw[1:len(raw)-1])]; ok {
+			return t
+		}
+	}
+	return rawString(raw)
+}
+
+// viewString is rawString without a copy for strings without escapes. The
+// bytes of entries are never modified once parsed (they come from a file
+// read or mapped once, or from the encoder), so the string stays valid.
+func viewString(raw []byte) string {
+	if len(raw) < 2 || raw[0] != '"' {
+		return ""
+	}
+	in := raw[1 : len(raw)-1]
+	if len(in) == 0 {
+		return ""
+	}
+	if bytes.IndexByte(in, '\\') < 0 {
+		return unsafe.String(&in[0], len(in))
+	}
+	return rawString(raw)
 }
 
 // Fields returns the entry's top-level members in order. The slice must not be modified.
@@ -266,7 +304,7 @@ func canon(raw []byte) ([]byte, error) {
 		return nil, nil
 	}
 	if jsjson.IsCanonical(raw) {
-		return raw, nil
+		return bytes.Clone(raw), nil // the caller may reuse its buffer
 	}
 	return jsjson.Canonical(raw)
 }
