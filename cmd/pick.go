@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -23,7 +24,13 @@ func (a *app) pick(d session.Decision, opt session.Options) (string, error) {
 		return "", &UsageError{Msg: "--resume without a value opens a picker and needs a terminal; give an id prefix or a path (see `xcsh sessions list`)"}
 	}
 	p := ui.NewPicker(ui.PickerOptions{Local: d.Candidates, LoadAll: all, Home: os.Getenv("HOME")})
-	prog := tea.NewProgram(p, tea.WithInput(a.in), tea.WithOutput(a.err), tea.WithAltScreen())
+	// The picker draws on stderr, so that stdout stays clean for what is
+	// opened; on stdout only when stderr is not the terminal.
+	var screen io.Writer = a.err
+	if !isTerminal(a.err) && isTerminal(a.out) {
+		screen = a.out
+	}
+	prog := tea.NewProgram(p, tea.WithInput(a.in), tea.WithOutput(screen), tea.WithAltScreen())
 	if _, err := prog.Run(); err != nil {
 		return "", fmt.Errorf("session picker: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/xcsh-dev/xcsh/session"
 )
@@ -48,7 +49,8 @@ type Picker struct {
 	opt      PickerOptions
 	scopes   [2][]pickItem
 	loaded   [2]bool
-	scope    int // 0 this directory, 1 all
+	loading  bool // LoadAll is running (set by Tab, cleared by allLoadedMsg)
+	scope    int  // 0 this directory, 1 all
 	query    string
 	visible  []int
 	cursor   int
@@ -88,6 +90,21 @@ func makeItems(infos []session.SessionInfo) []pickItem {
 	return out
 }
 
+// allLoadedMsg carries every session, listed by loadAll.
+type allLoadedMsg struct{ infos []session.SessionInfo }
+
+// loadAll lists every session off the update loop (it reads files).
+func (p *Picker) loadAll() tea.Cmd {
+	load := p.opt.LoadAll
+	return func() tea.Msg {
+		var infos []session.SessionInfo
+		if load != nil {
+			infos = load()
+		}
+		return allLoadedMsg{infos}
+	}
+}
+
 // Result returns how the picker ended and the chosen session file.
 func (p *Picker) Result() (PickerOutcome, string) { return p.outcome, p.selected }
 
@@ -100,6 +117,12 @@ func (p *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		p.width, p.height = msg.Width, msg.Height
 		p.clampOffset()
+	case allLoadedMsg:
+		p.scopes[1] = makeItems(msg.infos)
+		p.loaded[1], p.loading = true, false
+		if p.scope == 1 {
+			p.refilter()
+		}
 	case tea.KeyMsg:
 		switch msg.Type {
 		case tea.KeyCtrlC:
@@ -117,14 +140,12 @@ func (p *Picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return p, tea.Quit
 		case tea.KeyTab, tea.KeyShiftTab:
 			p.scope = 1 - p.scope
-			if !p.loaded[p.scope] {
-				if p.opt.LoadAll != nil {
-					p.scopes[1] = makeItems(p.opt.LoadAll())
-				}
-				p.loaded[1] = true
-			}
 			p.cursor, p.offset = 0, 0
 			p.refilter()
+			if !p.loaded[p.scope] && !p.loading {
+				p.loading = true
+				return p, p.loadAll()
+			}
 		case tea.KeyUp, tea.KeyCtrlP:
 			p.move(-1)
 		case tea.KeyDown, tea.KeyCtrlN:
@@ -267,7 +288,9 @@ func (p *Picker) View() string {
 	b.WriteString(stTitle.Render("Resume session") + stDim.Render(" — "+scope+" (Tab: switch)") + "\n")
 	b.WriteString("> " + p.query + "\n")
 	items := p.scopes[p.scope]
-	if len(items) == 0 {
+	if p.scope == 1 && p.loading {
+		b.WriteString(stDim.Render("Loading all sessions…") + "\n")
+	} else if len(items) == 0 {
 		if p.scope == 0 {
 			b.WriteString(stDim.Render("No sessions in this directory. Press Tab to view all.") + "\n")
 		} else {
@@ -276,22 +299,30 @@ func (p *Picker) View() string {
 	} else if len(p.visible) == 0 {
 		b.WriteString(stDim.Render("No session matches.") + "\n")
 	}
-	end := p.offset + p.pageSize()
-	if end > len(p.visible) {
-		end = len(p.visible)
-	}
+	end := min(p.offset+p.pageSize(), len(p.visible))
+	page := make([]rowCells, 0, end-p.offset)
 	for row := p.offset; row < end; row++ {
-		line := p.row(items[p.visible[row]].info)
-		if row == p.cursor {
-			line = stSelected.Render(line)
-		}
-		b.WriteString(line + "\n")
+		page = append(page, p.cells(items[p.visible[row]].info))
+	}
+	cols := p.columns(page)
+	for i, c := range page {
+		b.WriteString(cols.render(c, p.offset+i == p.cursor) + "\n")
 	}
 	b.WriteString(stDim.Render(fmt.Sprintf("%d/%d  ↑↓ move · Enter open · Esc cancel · type to search", len(p.visible), len(items))))
-	return b.String()
+	// A terminal too narrow for a line still gets one line per line: a
+	// wrapped line would push the list off the screen.
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, p.width, "")
+	}
+	return strings.Join(lines, "\n")
 }
 
-func (p *Picker) row(s session.SessionInfo) string {
+// rowCells are the texts of one row: the title (or first message), cwd,
+// message count and age.
+type rowCells struct{ name, cwd, count, age string }
+
+func (p *Picker) cells(s session.SessionInfo) rowCells {
 	name := ""
 	if s.Title != nil {
 		name = session.SanitizeName(*s.Title)
@@ -300,26 +331,74 @@ func (p *Picker) row(s session.SessionInfo) string {
 		name = session.SanitizeName(s.FirstMessage)
 	}
 	cwd := s.Cwd
-	if p.opt.Home != "" {
-		if rel, err := filepath.Rel(p.opt.Home, cwd); err == nil && !strings.HasPrefix(rel, "..") {
+	if p.opt.Home != "" && cwd != "" {
+		if rel, err := filepath.Rel(p.opt.Home, cwd); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 			cwd = filepath.Join("~", rel)
 		}
 	}
-	meta := fmt.Sprintf("  %s · %d msgs · %s", cwd, s.MessageCount, ago(p.opt.Now(), s.Modified))
-	w := p.width - 2
-	room := w - lipgloss.Width(meta)
-	if room < 10 {
-		room = 10
+	count := "1 msg"
+	if s.MessageCount != 1 {
+		count = fmt.Sprintf("%d msgs", s.MessageCount)
 	}
-	return "  " + truncate(name, room) + stDim.Render(meta)
+	return rowCells{name, cwd, count, ago(p.opt.Now(), s.Modified)}
 }
 
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s + strings.Repeat(" ", n-len(r))
+// Column layout of the rows.
+const (
+	markWidth    = 2  // "› " on the cursor row
+	gapWidth     = 2  // between columns
+	minNameWidth = 12 // the name gives way to the other columns down to this
+	minCwdWidth  = 8  // then the cwd, down to this
+)
+
+// columns sizes the columns to the rows of one page: cwd, count and age as
+// wide as their widest cell, the name the rest of the width.
+type columns struct{ name, cwd, count, age int }
+
+func (p *Picker) columns(page []rowCells) columns {
+	var c columns
+	for _, r := range page {
+		c.cwd = max(c.cwd, ansi.StringWidth(r.cwd))
+		c.count = max(c.count, ansi.StringWidth(r.count))
+		c.age = max(c.age, ansi.StringWidth(r.age))
 	}
-	return string(r[:n-1]) + "…"
+	c.name = p.width - markWidth - 3*gapWidth - c.cwd - c.count - c.age
+	if c.name < minNameWidth {
+		c.cwd = max(minCwdWidth, c.cwd-(minNameWidth-c.name))
+		c.name = max(minNameWidth, p.width-markWidth-3*gapWidth-c.cwd-c.count-c.age)
+	}
+	return c
+}
+
+// render draws one row; the cursor row is marked, visibly without colour too.
+func (c columns) render(r rowCells, selected bool) string {
+	gap := strings.Repeat(" ", gapWidth)
+	meta := gap + fitLeft(r.cwd, c.cwd) + gap + padLeft(r.count, c.count) + gap + padLeft(r.age, c.age)
+	if selected {
+		return stSelected.Render("› "+fit(r.name, c.name)) + stDim.Render(meta)
+	}
+	return "  " + fit(r.name, c.name) + stDim.Render(meta)
+}
+
+// fit cuts s to n cells (with an ellipsis) or pads it with spaces to n.
+func fit(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	s = ansi.Truncate(s, n, "…")
+	return s + strings.Repeat(" ", max(0, n-ansi.StringWidth(s)))
+}
+
+// fitLeft is fit that cuts from the left, keeping the end of a path.
+func fitLeft(s string, n int) string {
+	if w := ansi.StringWidth(s); w > n {
+		s = ansi.TruncateLeft(s, w-n+1, "…")
+	}
+	return fit(s, n)
+}
+
+func padLeft(s string, n int) string {
+	return strings.Repeat(" ", max(0, n-ansi.StringWidth(s))) + s
 }
 
 // ago renders the picker's dates as the reference's selector does.
