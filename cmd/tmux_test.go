@@ -263,6 +263,30 @@ func TestTmuxContinueOwnSession(t *testing.T) {
 			t.Errorf("pane %s: terminal %q, want %s", tt.p.id, f["terminal"], ptsKey(tt.p))
 		}
 	}
+	// A new session that has no message yet (an agent started, then left
+	// before its first reply) is what -c continues in that pane, not the
+	// transcript before it; the other panes keep theirs.
+	out, code := s.xcsh(p1, "new", "a prompt")
+	if code != 0 {
+		t.Fatalf("xcsh with a prompt exited %d:\n%s", code, s.screen(p1))
+	}
+	fresh := strings.TrimPrefix(strings.SplitN(out, "\n", 2)[0], "Session:   ")
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) || filepath.Dir(fresh) != e.sessionDir(proj) {
+		t.Fatalf("a new session %q was written before its first message (%v):\n%s", fresh, err, out)
+	}
+	for _, tt := range []struct {
+		p             pane
+		session, rule string
+	}{
+		{p1, fresh, "breadcrumb " + ptsKey(p1) + " names a new session that has no messages yet (" + fresh + ")"},
+		{p2, a2.Session, "breadcrumb of terminal " + ptsKey(p2) + " (tty)"},
+	} {
+		out, _ := s.xcsh(tt.p, "explain-again-"+strings.TrimPrefix(tt.p.id, "%"), "-c", "--explain")
+		if f := explain(t, out); f["session"] != tt.session || f["rule"] != tt.rule {
+			t.Errorf("pane %s after a new session in %s: -c --explain:\n%s\nwant %s by rule %q", tt.p.id, p1.id, out, tt.session, tt.rule)
+		}
+	}
+
 	// Each crumb carries its terminal's generation token.
 	for _, p := range []pane{p1, p2} {
 		data, err := os.ReadFile(filepath.Join(e.crumbDir(), ptsKey(p)))
