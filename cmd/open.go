@@ -166,11 +166,13 @@ func (a *app) resolve(req session.Request, tc terminalContext) (session.Decision
 func (a *app) openSession(req session.Request) (*session.Manager, error) {
 	tc := a.terminal()
 	d, err := a.resolve(req, tc)
+	pickLabel := "" // the picker's first list: this directory's sessions
 	var amb *session.AmbiguousError
 	if errors.As(err, &amb) && isTerminal(a.in) {
 		// An ambiguous id prefix is never settled by taking the first match:
 		// off a terminal it fails with the list, on one the user picks.
 		d, err = session.Decision{Action: session.ActionPick, Candidates: amb.Matches}, nil
+		pickLabel = fmt.Sprintf("sessions matching %q", amb.Value)
 		if req.SessionDir != "" {
 			d.Dir = absFrom(req.Cwd, req.SessionDir)
 		}
@@ -178,7 +180,7 @@ func (a *app) openSession(req session.Request) (*session.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.execute(d, req, tc, a.sessionOptions())
+	return a.execute(d, req, tc, a.sessionOptions(), pickLabel)
 }
 
 func (a *app) printExplain(d session.Decision, tc terminalContext) {
@@ -197,8 +199,9 @@ func (a *app) printExplain(d session.Decision, tc terminalContext) {
 	fmt.Fprintf(a.out, "terminal: %s (%s)\n", key, tc.id.Rule)
 }
 
-// execute carries out a decision (see openSession).
-func (a *app) execute(d session.Decision, req session.Request, tc terminalContext, opt session.Options) (*session.Manager, error) {
+// execute carries out a decision (see openSession); pickLabel titles the
+// picker's first list.
+func (a *app) execute(d session.Decision, req session.Request, tc terminalContext, opt session.Options, pickLabel string) (*session.Manager, error) {
 	var crumbErr error
 	opt.OnSessionFile = func(cwd, file string) {
 		if err := tc.writeCrumb(cwd, file); err != nil && crumbErr == nil {
@@ -227,7 +230,7 @@ func (a *app) execute(d session.Decision, req session.Request, tc terminalContex
 		}
 		m, err = session.ForkFrom(opt, d.Path, req.Cwd, d.Dir)
 	case session.ActionPick:
-		path, perr := a.pick(d, opt)
+		path, perr := a.pick(d, opt, pickLabel)
 		if perr != nil || path == "" {
 			return nil, perr
 		}

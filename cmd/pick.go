@@ -11,9 +11,11 @@ import (
 	"github.com/xcsh-dev/xcsh/ui"
 )
 
-// pick runs the session picker for --resume without a value. It returns ""
-// when nothing was picked (after saying so).
-func (a *app) pick(d session.Decision, opt session.Options) (string, error) {
+// pick runs the session picker over d.Candidates (titled label, "" for this
+// directory): for --resume without a value, and on a terminal for an
+// ambiguous id prefix. It returns "" when nothing was picked (after saying
+// so).
+func (a *app) pick(d session.Decision, opt session.Options, label string) (string, error) {
 	ix := session.OpenIndex(nil, opt.SessionsRoot)
 	all := func() []session.SessionInfo { return ix.ListAllSessions(opt.SessionsRoot) }
 	if len(d.Candidates) == 0 && len(all()) == 0 {
@@ -23,7 +25,7 @@ func (a *app) pick(d session.Decision, opt session.Options) (string, error) {
 	if !isTerminal(a.in) {
 		return "", &UsageError{Msg: "--resume without a value opens a picker and needs a terminal; give an id prefix or a path (see `xcsh sessions list`)"}
 	}
-	p := ui.NewPicker(ui.PickerOptions{Local: d.Candidates, LoadAll: all, Home: os.Getenv("HOME")})
+	p := ui.NewPicker(ui.PickerOptions{Local: d.Candidates, LocalLabel: label, LoadAll: all, Home: os.Getenv("HOME")})
 	// The picker draws on stderr, so that stdout stays clean for what is
 	// opened; on stdout only when stderr is not the terminal.
 	var screen io.Writer = a.err

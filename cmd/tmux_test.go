@@ -377,6 +377,7 @@ func TestTmuxPicker(t *testing.T) {
 	for _, p := range []pane{pick, tab, esc, ctrlc} {
 		s.waitScreen(p, "Refactor lexer")
 	}
+	s.waitScreen(amb, `Resume session — sessions matching "4444" (Tab: switch)`)
 	s.waitScreen(amb, "Second of two")
 
 	s.tmux("send-keys", "-t", pick.id, "-l", "parser")

@@ -30,6 +30,9 @@ const (
 type PickerOptions struct {
 	// Local are the sessions of this directory, newest first.
 	Local []session.SessionInfo
+	// LocalLabel names the Local list in the title; "" means "this
+	// directory". A picker over the matches of an id prefix says so.
+	LocalLabel string
 	// LoadAll returns every session; called once, the first time Tab is pressed.
 	LoadAll func() []session.SessionInfo
 	// Now is the clock used for "how long ago"; nil means time.Now.
@@ -282,6 +285,9 @@ func (p *Picker) View() string {
 	}
 	var b strings.Builder
 	scope := "this directory"
+	if p.opt.LocalLabel != "" {
+		scope = p.opt.LocalLabel
+	}
 	if p.scope == 1 {
 		scope = "all sessions"
 	}

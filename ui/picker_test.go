@@ -338,3 +338,11 @@ func TestAgo(t *testing.T) {
 		t.Errorf("ago(8 days) = %q, want a date", got)
 	}
 }
+
+// TestPickerLabel: a picker over an id prefix's matches says so.
+func TestPickerLabel(t *testing.T) {
+	p := NewPicker(PickerOptions{Local: local[:2], LocalLabel: `sessions matching "19a1"`, Now: func() time.Time { return now }})
+	if first := strings.SplitN(p.View(), "\n", 2)[0]; first != `Resume session — sessions matching "19a1" (Tab: switch)` {
+		t.Errorf("title %q", first)
+	}
+}
