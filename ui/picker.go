@@ -33,7 +33,8 @@ type PickerOptions struct {
 	// LocalLabel names the Local list in the title; "" means "this
 	// directory". A picker over the matches of an id prefix says so.
 	LocalLabel string
-	// LoadAll returns every session; called once, the first time Tab is pressed.
+	// LoadAll returns every session; called once, in a tea.Cmd (off the
+	// update loop), the first time Tab is pressed.
 	LoadAll func() []session.SessionInfo
 	// Now is the clock used for "how long ago"; nil means time.Now.
 	Now func() time.Time
