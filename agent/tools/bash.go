@@ -25,10 +25,11 @@ const (
 	updateEvery = 50 * time.Millisecond
 )
 
-// Timings of process shutdown; variables so tests can shorten them.
-var (
-	// killGrace is how long a killed process group gets between SIGTERM and SIGKILL.
-	killGrace = 2 * time.Second
+// Timings of process shutdown.
+const (
+	// defaultKillGrace is how long a killed process group gets between
+	// SIGTERM and SIGKILL.
+	defaultKillGrace = 2 * time.Second
 	// drainGrace is how long output is still read after the shell exits: a
 	// background process holding the pipe open must not hang the call.
 	drainGrace = 200 * time.Millisecond
@@ -45,7 +46,11 @@ var shellPath = sync.OnceValue(func() string {
 	return "/bin/sh"
 })
 
-type bashTool struct{ o Options }
+type bashTool struct {
+	o Options
+	// killGrace is defaultKillGrace unless a test shortens it.
+	killGrace time.Duration
+}
 
 func (t *bashTool) NeedsApproval() bool { return t.o.BashApprove }
 
@@ -54,7 +59,7 @@ func (t *bashTool) Spec() provider.Tool {
 		Name: NameBash,
 		Description: fmt.Sprintf(`Run a shell command with bash -c and return its output (stdout and stderr interleaved).
 
-The command runs non-interactively in the working directory (or cwd) with stdin empty, so never start anything that waits for input or opens an editor or pager; pass flags such as --no-pager or -y instead. It is killed, with everything it started, after timeout seconds (default %d). Only the last %s / %d lines of output are returned; longer output is cut from the start and the result says where the full output was saved, so filter noisy commands (grep, head, tail) yourself.
+The command runs non-interactively in the working directory (or cwd) with stdin empty, so never start anything that waits for input or opens an editor or pager; pass flags such as --no-pager or -y instead. It is killed, with everything it started, after timeout seconds (default %d). Only the last %s / %d lines of output are returned; longer output is cut from the start (the result then says so, and where the full output was saved), so filter noisy commands (grep, head, tail) yourself.
 A non-zero exit status makes the result an error that ends with "Command exited with code N". Use read, write and edit rather than cat, echo > or sed -i for files.`,
 			int(t.o.BashTimeout/time.Second), formatSize(int64(t.o.MaxOutputBytes)), t.o.MaxLines),
 		Parameters: schema([]string{"command"},
@@ -108,7 +113,7 @@ func (t *bashTool) Run(ctx context.Context, env Env, raw json.RawMessage, update
 	}
 	return runShell(ctx, shellRun{
 		command: command, dir: dir, timeout: timeout, artifactsDir: env.ArtifactsDir,
-		maxBytes: t.o.MaxOutputBytes, maxLines: t.o.MaxLines, update: update,
+		maxBytes: t.o.MaxOutputBytes, maxLines: t.o.MaxLines, update: update, killGrace: t.killGrace,
 	})
 }
 
@@ -121,6 +126,7 @@ type shellRun struct {
 	maxBytes     int
 	maxLines     int
 	update       func(string)
+	killGrace    time.Duration
 }
 
 // runShell runs the command in its own process group, streams its output
@@ -173,7 +179,7 @@ func runShell(ctx context.Context, s shellRun) Result {
 		stopped = why
 		ctxDone, timeoutC = nil, nil
 		signalGroup(pgid, syscall.SIGTERM)
-		killTimer = time.After(killGrace)
+		killTimer = time.After(s.killGrace)
 	}
 wait:
 	for {

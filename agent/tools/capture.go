@@ -260,7 +260,7 @@ func cleanLine(b *strings.Builder, p []byte) {
 }
 
 // skipEscape returns the offset after the escape sequence starting at p[i]
-// (ESC): CSI "ESC [ ... final", OSC "ESC ] ... BEL|ESC \", or ESC plus one byte.
+// (ESC): CSI "ESC [ ... final", OSC "ESC ] ... BEL|ESC \", or a short escape.
 func skipEscape(p []byte, i int) int {
 	if i+1 >= len(p) {
 		return len(p)
@@ -283,7 +283,12 @@ func skipEscape(p []byte, i int) int {
 		}
 		return len(p)
 	}
-	return i + 2
+	// ESC, intermediate bytes (0x20-0x2F), one final byte: "ESC ( B".
+	j := i + 1
+	for j < len(p) && p[j] >= 0x20 && p[j] <= 0x2f {
+		j++
+	}
+	return min(j+1, len(p))
 }
 
 // String describes the capture for debugging.

@@ -127,6 +127,10 @@ func myers(a, b []string, maxD int) (ops []lineOp, ok bool) {
 // " …|..." standing for skipped lines. firstChanged is the 1-based line of the
 // new text where the first change is (0 when nothing changed).
 func compactDiff(oldText, newText string) (diff string, firstChanged, added, removed int) {
+	if strings.HasSuffix(oldText, "\n") && strings.HasSuffix(newText, "\n") {
+		// Both end in a newline: no empty last "line" in the numbering.
+		oldText, newText = oldText[:len(oldText)-1], newText[:len(newText)-1]
+	}
 	a, b := strings.Split(oldText, "\n"), strings.Split(newText, "\n")
 	ops := diffLines(a, b)
 	show := make([]bool, len(ops))

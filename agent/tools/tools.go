@@ -108,7 +108,7 @@ func (o Options) withDefaults() Options {
 // Builtin returns read, write, edit and bash, in that order.
 func Builtin(o Options) []Tool {
 	o = o.withDefaults()
-	return []Tool{&readTool{o: o}, &writeTool{}, &editTool{}, &bashTool{o: o}}
+	return []Tool{&readTool{o: o}, &writeTool{}, &editTool{}, &bashTool{o: o, killGrace: defaultKillGrace}}
 }
 
 // ByName returns the tool called name, or nil.
