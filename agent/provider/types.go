@@ -225,6 +225,38 @@ func (m AssistantMessage) MarshalJSON() ([]byte, error) {
 		{"responseId", optString(m.ResponseID)}, {"errorMessage", optString(m.ErrorMessage)}, {"duration", dur}, {"ttft", ttft}})
 }
 
+// UnmarshalJSON reads an assistant message as sessions store it; numbers
+// written as floats (timestamps, durations) are accepted.
+func (m *AssistantMessage) UnmarshalJSON(data []byte) error {
+	var w struct {
+		Content      []Block  `json:"content"`
+		API          string   `json:"api"`
+		Provider     string   `json:"provider"`
+		Model        string   `json:"model"`
+		Usage        Usage    `json:"usage"`
+		StopReason   string   `json:"stopReason"`
+		Timestamp    float64  `json:"timestamp"`
+		ResponseID   string   `json:"responseId"`
+		ErrorMessage string   `json:"errorMessage"`
+		Duration     *float64 `json:"duration"`
+		TTFT         *float64 `json:"ttft"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	ms := func(f *float64) *int64 {
+		if f == nil {
+			return nil
+		}
+		v := int64(*f)
+		return &v
+	}
+	*m = AssistantMessage{Content: w.Content, API: w.API, Provider: w.Provider, Model: w.Model, Usage: w.Usage,
+		StopReason: w.StopReason, Timestamp: int64(w.Timestamp), ResponseID: w.ResponseID,
+		ErrorMessage: w.ErrorMessage, Duration: ms(w.Duration), TTFT: ms(w.TTFT)}
+	return nil
+}
+
 // ToolCalls returns the tool call blocks of the message.
 func (m *AssistantMessage) ToolCalls() []Block {
 	var out []Block
@@ -313,6 +345,13 @@ type Model struct {
 	Prices Prices
 	// Script is the script file of a scripted model ("" for the built-in demo).
 	Script string
+	// ThinkingFormat says how an openai-completions request carries the
+	// effort: "openai" (reasoning_effort, the default), "openrouter"
+	// (reasoning:{effort}) or "none" (never sent).
+	ThinkingFormat string
+	// MaxTokensField names the output-limit field of an openai-completions
+	// request: "max_completion_tokens" (default) or "max_tokens".
+	MaxTokensField string
 }
 
 // Ref is "provider/id".
