@@ -120,4 +120,3 @@ func numberedLines(n int) string {
 	}
 	return b.String()
 }
-
