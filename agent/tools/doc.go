@@ -6,6 +6,11 @@
 // The shapes follow the reference agent (see agent-messages.md §4): read shows
 // at most 300 lines or 50 KiB at a time and says how to continue; edit
 // replaces exact text and refuses ambiguous matches; bash runs in its own
-// process group with a timeout and keeps a tail window of its output, the full
-// output going to a numbered log in the session's artifacts directory.
+// process group with a timeout and keeps a tail window of its output; when the
+// session has an artifacts directory, the full output of every command that
+// printed anything goes to a numbered log there (<n>.bash.log).
+//
+// Approval: a tool whose NeedsApproval is true (bash with
+// Options.BashApprove) calls Env.Approve itself at the start of Run, so the
+// agent loop passes its approver in Env and does not ask again.
 package tools

@@ -118,6 +118,9 @@ func (t *editTool) Run(ctx context.Context, env Env, raw json.RawMessage, _ func
 		oldText = strings.ReplaceAll(oldText, "\r\n", "\n")
 		newText = strings.ReplaceAll(newText, "\r\n", "\n")
 	}
+	if oldText == newText {
+		return errorf("old_text and new_text differ only in line endings, which the edit tool keeps as the file has them, so the edit would change nothing.")
+	}
 	matches := findAll(content, oldText)
 	if len(matches) == 0 && ending == eolMixed && strings.Contains(oldText, "\n") {
 		// A mixed file is matched as it is; the model most likely meant the

@@ -139,6 +139,8 @@ func TestEditErrors(t *testing.T) {
 			[]string{"occurs 2 times", "at lines 2-3, 6-7"}},
 		{"identical", map[string]any{"old_text": "return nil", "new_text": "return nil"},
 			[]string{"identical"}},
+		{"identical but for line ends", map[string]any{"old_text": "a\r\nb", "new_text": "a\nb"},
+			[]string{"only in line endings"}},
 		{"empty old_text", map[string]any{"old_text": "", "new_text": "x"},
 			[]string{"old_text must not be empty", "write"}},
 		{"missing new_text", map[string]any{"old_text": "a"},
