@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -289,9 +288,4 @@ func skipEscape(p []byte, i int) int {
 		j++
 	}
 	return min(j+1, len(p))
-}
-
-// String describes the capture for debugging.
-func (c *capture) String() string {
-	return fmt.Sprintf("capture{%d bytes, %d lines, log %q}", c.total, c.nl, c.logPath)
 }
