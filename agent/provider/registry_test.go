@@ -212,7 +212,7 @@ func TestRetryAfter(t *testing.T) {
 
 func TestErrorMessage(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"error":{"message":"Incorrect API key","type":"invalid_request_error"}}`: "Incorrect API key",
+		`{"error":{"message":"Incorrect API key","type":"invalid_request_error"}}`:               "Incorrect API key",
 		`{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`: "invalid x-api-key",
 		`{"error":"model not found"}`: "model not found",
 		`{"message":"nope"}`:          "nope",
