@@ -65,6 +65,7 @@ func newEntry(fields ...Field) *Entry {
 		}
 		e.fields = append(e.fields, f)
 	}
+	e.raw = encodeInto(e.fields)
 	e.index()
 	return e
 }
@@ -178,7 +179,8 @@ func (e *Entry) Delete(key string) bool {
 // JSON returns the entry as JSON.stringify writes it (without the newline).
 func (e *Entry) JSON() []byte {
 	if e.raw == nil {
-		e.raw = encodeFields(e.fields)
+		e.raw = encodeInto(e.fields)
+		e.index()
 	}
 	return e.raw
 }
@@ -196,7 +198,14 @@ func (e *Entry) Clone() *Entry {
 // encodeFields writes members as an object; integer-like keys go first in
 // ascending order, as JavaScript orders them.
 func encodeFields(fields []Field) []byte {
-	n := 2
+	return encodeInto(append([]Field(nil), fields...))
+}
+
+// encodeInto is encodeFields that also points every fields[i].Val at its
+// bytes in the result, so an entry holds each value once. The result has one
+// spare byte of capacity for the newline a writer appends.
+func encodeInto(fields []Field) []byte {
+	n := 3
 	intKeys := false
 	for _, f := range fields {
 		n += len(f.Key) + len(f.Val) + 4
@@ -206,46 +215,48 @@ func encodeFields(fields []Field) []byte {
 	}
 	b := make([]byte, 0, n)
 	b = append(b, '{')
+	starts := make([]int, len(fields))
 	first := true
-	put := func(f Field) {
+	put := func(i int) {
 		if !first {
 			b = append(b, ',')
 		}
 		first = false
-		b = jsjson.AppendString(b, f.Key)
+		b = jsjson.AppendString(b, fields[i].Key)
 		b = append(b, ':')
-		b = append(b, f.Val...)
+		starts[i] = len(b)
+		b = append(b, fields[i].Val...)
 	}
 	if intKeys {
-		var ints []Field
-		for _, f := range fields {
+		var ints []int
+		for i, f := range fields {
 			if isIndexKey(f.Key) {
-				ints = append(ints, f)
+				ints = append(ints, i)
 			}
 		}
-		sortIndexFields(ints)
-		for _, f := range ints {
-			put(f)
+		sortIndexFields(fields, ints)
+		for _, i := range ints {
+			put(i)
 		}
 	}
-	for _, f := range fields {
+	for i, f := range fields {
 		if intKeys && isIndexKey(f.Key) {
 			continue
 		}
-		put(f)
+		put(i)
 	}
-	return append(b, '}')
+	b = append(b, '}')
+	for i := range fields {
+		fields[i].Val = b[starts[i] : starts[i]+len(fields[i].Val) : starts[i]+len(fields[i].Val)]
+	}
+	return b
 }
 
-func sortIndexFields(fs []Field) {
-	for i := 1; i < len(fs); i++ {
-		for j := i; j > 0; j-- {
-			a, _ := strconv.ParseUint(fs[j-1].Key, 10, 64)
-			c, _ := strconv.ParseUint(fs[j].Key, 10, 64)
-			if a <= c {
-				break
-			}
-			fs[j-1], fs[j] = fs[j], fs[j-1]
+func sortIndexFields(fs []Field, idx []int) {
+	key := func(i int) uint64 { v, _ := strconv.ParseUint(fs[idx[i]].Key, 10, 64); return v }
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && key(j-1) > key(j); j-- {
+			idx[j-1], idx[j] = idx[j], idx[j-1]
 		}
 	}
 }
@@ -304,7 +315,7 @@ func canon(raw []byte) ([]byte, error) {
 		return nil, nil
 	}
 	if jsjson.IsCanonical(raw) {
-		return bytes.Clone(raw), nil // the caller may reuse its buffer
+		return raw, nil // entries copy values when they encode them
 	}
 	return jsjson.Canonical(raw)
 }

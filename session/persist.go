@@ -62,8 +62,12 @@ func (m *Manager) appendLine(e *Entry) error {
 			}
 		}
 	}
-	buf := make([]byte, 0, len(line)+1)
-	buf = append(append(buf, line...), '\n')
+	var buf []byte
+	if cap(line) > len(line) {
+		buf = append(line, '\n') // the spare byte encodeInto reserves: no copy
+	} else {
+		buf = append(append(make([]byte, 0, len(line)+1), line...), '\n')
+	}
 	if _, err := m.writer.Write(buf); err != nil {
 		return fmt.Errorf("write session %s: %w", m.file, err)
 	}
