@@ -280,3 +280,25 @@ func TestDiskFullTmpfs(t *testing.T) {
 		}
 	}
 }
+
+func TestNeedsPrepare(t *testing.T) {
+	big := strings.Repeat("x", BlobThreshold)
+	tests := []struct {
+		raw  string
+		want bool
+	}{
+		{`{"a":"b"}`, false},
+		{`{"image_url":"data:image/png;base64,AA"}`, true},
+		{`{"partialJson":"{"}`, true},
+		{`{"jsonlEvents":[]}`, true},
+		{`{"type":"image","data":"` + big + `"}`, true},
+		{`{"type":"image","data":"small"}`, false},
+		{`{"text":"an image_url in text"}`, false},
+		{`{"text":"say \"partialJson\""}`, false}, // an escaped quote ends no key
+	}
+	for _, tt := range tests {
+		if got := needsPrepare([]byte(tt.raw)); got != tt.want {
+			t.Errorf("needsPrepare(%.60s) = %v, want %v", tt.raw, got, tt.want)
+		}
+	}
+}

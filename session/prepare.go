@@ -67,16 +67,42 @@ var (
 	sigBlob        = []byte(BlobPrefix)
 )
 
+// needsPrepare reports whether raw holds any string that preparation may
+// change: "image_url", "partialJson", "jsonlEvents", or (from the blob
+// threshold on) "image". One pass from quote to quote.
+func needsPrepare(raw []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(raw[i:], '"')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if i >= len(raw) {
+			return false
+		}
+		switch raw[i] {
+		case 'i':
+			if bytes.HasPrefix(raw[i-1:], sigImageURL) || (len(raw) >= BlobThreshold && bytes.HasPrefix(raw[i-1:], sigImage)) {
+				return true
+			}
+		case 'p':
+			if bytes.HasPrefix(raw[i-1:], sigPartialJSON) {
+				return true
+			}
+		case 'j':
+			if bytes.HasPrefix(raw[i-1:], sigJsonlEvents) {
+				return true
+			}
+		}
+	}
+}
+
 // prepareForDisk returns the bytes to persist for an entry (reference section
 // 5, "Truncation and preparation"): long strings cut, signatures blanked,
 // image data externalised, partialJson and jsonlEvents dropped, lineCount
 // recomputed. In-memory entries are never changed.
 func prepareForDisk(raw []byte, blobs *BlobStore) ([]byte, error) {
-	if len(raw) <= MaxPersistChars &&
-		!bytes.Contains(raw, sigImageURL) &&
-		!bytes.Contains(raw, sigPartialJSON) &&
-		!bytes.Contains(raw, sigJsonlEvents) &&
-		(len(raw) < BlobThreshold || !bytes.Contains(raw, sigImage)) {
+	if len(raw) <= MaxPersistChars && !needsPrepare(raw) {
 		return raw, nil
 	}
 	n, err := jsjson.Parse(raw)
