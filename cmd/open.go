@@ -216,7 +216,11 @@ func (a *app) execute(d session.Decision, req session.Request, tc terminalContex
 	case session.ActionNew:
 		m = session.Create(opt, req.Cwd, d.Dir)
 	case session.ActionOpen:
-		m, err = session.Open(opt, d.Path, d.Dir)
+		cwd := ""
+		if req.Continue {
+			cwd = req.Cwd // as continueRecent: the session continues here, and the crumb says so
+		}
+		m, err = session.OpenIn(opt, d.Path, d.Dir, cwd)
 	case session.ActionFork:
 		m, err = session.ForkFrom(opt, d.Path, req.Cwd, d.Dir)
 	case session.ActionAskFork:

@@ -121,6 +121,13 @@ func InMemory(opt Options, cwd string) *Manager {
 // file is replaced by a fresh session written at exactly that path; callers
 // that must not overwrite a user's file check it with Probe first.
 func Open(opt Options, path, sessionDir string) (*Manager, error) {
+	return OpenIn(opt, path, sessionDir, "")
+}
+
+// OpenIn is Open for a manager whose working directory is cwd rather than the
+// session header's, as --continue does (the reference's continueRecent): the
+// breadcrumb then names cwd. An empty cwd means the header's.
+func OpenIn(opt Options, path, sessionDir, cwd string) (*Manager, error) {
 	opt.fill()
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -129,7 +136,7 @@ func Open(opt Options, path, sessionDir string) (*Manager, error) {
 	if sessionDir == "" {
 		sessionDir = filepath.Dir(abs)
 	}
-	m := newManager(opt, "", sessionDir, true)
+	m := newManager(opt, cwd, sessionDir, true)
 	if err := m.SetSessionFile(abs); err != nil {
 		return m, err
 	}
@@ -188,7 +195,8 @@ func (m *Manager) NewSession(parentSession json.RawMessage) string {
 }
 
 // SetSessionFile switches the manager to the file at path: load, migrate (with
-// an immediate atomic rewrite that keeps the mtime), resolve blobs. A missing or
+// an immediate atomic rewrite that keeps the mtime), resolve blobs. The
+// manager keeps its working directory (a fresh Open takes the header's). A missing or
 // invalid file gets a fresh header written at exactly that path.
 func (m *Manager) SetSessionFile(path string) error {
 	m.closeWriter()
@@ -226,7 +234,10 @@ func (m *Manager) SetSessionFile(path string) error {
 	})
 	m.header = entries[0]
 	m.name = m.header.GetString("title")
-	m.cwd = m.header.GetString("cwd")
+	if m.cwd == "" {
+		// opened by path: the session's own directory
+		m.cwd = m.header.GetString("cwd")
+	}
 	if m.cwd == "" {
 		m.cwd, _ = filepath.Abs(".")
 	}

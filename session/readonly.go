@@ -10,6 +10,14 @@ import (
 // ErrIsDirectory is returned when a session path names a directory.
 var ErrIsDirectory = errors.New("is a directory, not a session file")
 
+// MissingError says a session file does not exist; it matches fs.ErrNotExist.
+type MissingError struct{ Path string }
+
+func (e *MissingError) Error() string { return "session file " + e.Path + " does not exist" }
+
+// Unwrap makes errors.Is(err, fs.ErrNotExist) true.
+func (e *MissingError) Unwrap() error { return fs.ErrNotExist }
+
 // Probe checks that path is an existing session file without changing it. The
 // error names the path and says what is wrong: missing, a directory, or not
 // a session.
@@ -20,7 +28,7 @@ func Probe(st Storage, path string) error {
 	fi, err := st.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("session file %s does not exist: %w", path, fs.ErrNotExist)
+			return &MissingError{Path: path}
 		}
 		return fmt.Errorf("session file %s: %w", path, err)
 	}
