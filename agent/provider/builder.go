@@ -139,9 +139,9 @@ func (b *Builder) ToolArgs(i int, frag string) {
 	b.emit(Event{Type: EventToolCallDelta, Index: i, Delta: frag})
 }
 
-// ToolTouched marks a tool call as content (a call can arrive without any
-// argument text).
-func (b *Builder) ToolTouched() { b.touch() }
+// Touch counts as content a block that arrives without any delta (a tool
+// call without argument text, redacted thinking): TTFT is set and retries stop.
+func (b *Builder) Touch() { b.touch() }
 
 // End closes block i: tool arguments get their final parse and block_end is
 // emitted. Ending a block twice does nothing.

@@ -229,7 +229,7 @@ func (r *reader) chunk(c *chunk) error {
 			if tc.Function.Name != "" {
 				blk.Name = tc.Function.Name
 			}
-			b.ToolTouched()
+			b.Touch()
 			b.ToolArgs(i, tc.Function.Arguments)
 		}
 	}
