@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 )
@@ -185,10 +186,11 @@ func (r *Registry) fill(m Model) Model {
 // unknown id of a known provider a generic model of that provider (so
 // "openai/anything" works). A bare id is accepted when exactly one known
 // model has it. The provider's base-URL variable (OPENAI_BASE_URL,
-// ANTHROPIC_BASE_URL), when set in env, overrides the base URL.
+// ANTHROPIC_BASE_URL), when set in env, overrides the base URL. A nil env
+// means os.Getenv.
 func (r *Registry) Resolve(ref string, env func(string) string) (Model, error) {
 	if env == nil {
-		env = func(string) string { return "" }
+		env = os.Getenv
 	}
 	pname, id, ok := SplitRef(ref)
 	if !ok {
@@ -223,6 +225,16 @@ func (r *Registry) Resolve(ref string, env func(string) string) (Model, error) {
 		}
 	}
 	return m, nil
+}
+
+// CheckKey reports the error APIKey gives when a request carries no key
+// although m needs one (providers call it before sending).
+func CheckKey(m Model, key string) error {
+	if key != "" {
+		return nil
+	}
+	_, err := APIKey(m, func(string) string { return "" })
+	return err
 }
 
 // genericModel describes an id the registry does not know, from its
@@ -352,18 +364,19 @@ func (r *Registry) Configure(providers map[string]ProviderConfig, models []Model
 	return errors.Join(errs...)
 }
 
-// APIKey returns the key for m from env. A model that needs none gets "";
-// so does one whose base URL is on this machine (a local server) when the
-// variable is unset. Otherwise a missing key is an error naming the
-// variable to set.
+// APIKey returns the key for m from env (nil means os.Getenv). A model that
+// needs none gets ""; so does one whose base URL is on this machine (a local
+// server) when the variable is unset. Otherwise a missing key is an error
+// naming the variable to set.
 func APIKey(m Model, env func(string) string) (string, error) {
 	if m.APIKeyEnv == "" {
 		return "", nil
 	}
-	if env != nil {
-		if v := strings.TrimSpace(env(m.APIKeyEnv)); v != "" {
-			return v, nil
-		}
+	if env == nil {
+		env = os.Getenv
+	}
+	if v := strings.TrimSpace(env(m.APIKeyEnv)); v != "" {
+		return v, nil
 	}
 	if isLocal(m.BaseURL) {
 		return "", nil

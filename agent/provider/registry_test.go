@@ -126,7 +126,7 @@ func TestConfigure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := r.Resolve("work/llama", nil)
+	m, err := r.Resolve("work/llama", envOf(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestConfigure(t *testing.T) {
 		m.ContextWindow != 131072 || !m.Reasoning || m.MaxLevel != "medium" || m.Prices.Output != 2 {
 		t.Errorf("%+v", m)
 	}
-	g, _ := r.Resolve("openai/gpt-5", nil)
+	g, _ := r.Resolve("openai/gpt-5", envOf(nil))
 	if g.BaseURL != "https://gw.example/v1" || g.MaxTokens != 1000 || g.ContextWindow != 400000 {
 		t.Errorf("%+v", g)
 	}
@@ -150,7 +150,7 @@ func TestConfigure(t *testing.T) {
 
 func TestAPIKey(t *testing.T) {
 	r := Builtin()
-	openai, _ := r.Resolve("openai/gpt-5", nil)
+	openai, _ := r.Resolve("openai/gpt-5", envOf(nil))
 	if _, err := APIKey(openai, envOf(nil)); err == nil ||
 		err.Error() != "no API key for openai: set OPENAI_API_KEY, or configure providers.openai.api_key_env" {
 		t.Errorf("err = %v", err)
@@ -158,12 +158,12 @@ func TestAPIKey(t *testing.T) {
 	if k, err := APIKey(openai, envOf(map[string]string{"OPENAI_API_KEY": " sk-1 "})); err != nil || k != "sk-1" {
 		t.Errorf("key %q err %v", k, err)
 	}
-	ollama, _ := r.Resolve("ollama/x", nil)
-	if k, err := APIKey(ollama, nil); err != nil || k != "" {
+	ollama, _ := r.Resolve("ollama/x", envOf(nil))
+	if k, err := APIKey(ollama, envOf(nil)); err != nil || k != "" {
 		t.Errorf("key %q err %v", k, err)
 	}
 	local, _ := r.Resolve("openai/x", envOf(map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}))
-	if k, err := APIKey(local, nil); err != nil || k != "" {
+	if k, err := APIKey(local, envOf(nil)); err != nil || k != "" {
 		t.Errorf("local server: key %q err %v", k, err)
 	}
 }

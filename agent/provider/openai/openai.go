@@ -39,10 +39,8 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, on func(pro
 	m := provider.ModelFor(req, p.model)
 	m.API = provider.APIOpenAICompletions
 	b := provider.NewBuilder(m, p.opts.Clock(), on)
-	if req.APIKey == "" && m.APIKeyEnv != "" {
-		if _, err := provider.APIKey(m, nil); err != nil {
-			return b.Fail(ctx, err)
-		}
+	if err := provider.CheckKey(m, req.APIKey); err != nil {
+		return b.Fail(ctx, err)
 	}
 	body, err := json.Marshal(buildRequest(m, req))
 	if err != nil {

@@ -391,3 +391,16 @@ func TestMissingKey(t *testing.T) {
 		t.Errorf("%v %+v", err, msg)
 	}
 }
+
+func TestConnectionRefusedNotRetried(t *testing.T) {
+	srv := ssetest.New(t, ssetest.Response{})
+	m := testModel
+	m.BaseURL = srv.URL + "/v1"
+	srv.Close()
+	sl := &ssetest.Sleeper{}
+	msg, err := New(m, provider.Options{Sleep: sl.Sleep}).Stream(context.Background(), provider.Request{Model: m, APIKey: "k"}, nil)
+	if err == nil || msg.StopReason != provider.StopError || !strings.Contains(msg.ErrorMessage, "openai: request to "+m.BaseURL+"/chat/completions failed") ||
+		len(sl.Waits()) != 0 {
+		t.Errorf("%v %q waits %v", err, msg.ErrorMessage, sl.Waits())
+	}
+}
