@@ -155,7 +155,7 @@ func (a *Agent) setState(s string) {
 func (a *Agent) restoreSettings() {
 	ctx := a.sm.BuildContext()
 	if ref := ctx.Model("default"); ref != "" && a.cfg.Registry != nil && ref != a.cfg.Model.Ref() {
-		if m, ok := a.cfg.Registry.Lookup(ref); ok {
+		if m, err := a.cfg.Registry.Resolve(ref, nil); err == nil {
 			if p, err := provider.New(m, provider.Options{}); err == nil {
 				if key, kerr := provider.APIKey(m, nil); kerr == nil {
 					a.cfg.Model, a.cfg.Provider, a.cfg.APIKey = m, p, key

@@ -118,6 +118,9 @@ func (a *app) runRoot(c *cobra.Command, args []string) error {
 		return err
 	}
 	explain, _ := c.Flags().GetBool("explain")
+	if pm, _ := c.Flags().GetBool("print"); pm && !explain {
+		return a.runPrint(c, req, args)
+	}
 	if !req.Continue && !req.ResumeSet && req.Fork == "" && !req.NoSession && req.SessionDir == "" && !explain && len(args) == 0 {
 		return c.Help()
 	}

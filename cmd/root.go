@@ -128,6 +128,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().String("agent-dir", "", "agent directory (default ~/.xcsh/agent; env XCSH_AGENT_DIR)")
 	root.PersistentFlags().String("config", "", "config file (default <agent dir>/config.yaml when it exists)")
 	a.addOpenFlags(root)
+	a.addRunFlags(root)
 	root.RunE = a.runRoot
 	root.AddCommand(a.sessionsCommand(), a.demoCommand(), a.terminalCommand())
 	return root
