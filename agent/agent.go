@@ -39,6 +39,8 @@ type Config struct {
 	HookDir string
 	// OnHookError receives hook failures.
 	OnHookError func(error)
+	// OnEvent, when set, receives every event from the first (session_start) on.
+	OnEvent Handler
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// MaxTurns bounds the model calls of one prompt (default 50).
@@ -76,6 +78,9 @@ func New(cfg Config, sm *session.Manager) (*Agent, error) {
 		cfg.MaxTurns = 50
 	}
 	a := &Agent{cfg: cfg}
+	if cfg.OnEvent != nil {
+		a.bus.Subscribe(cfg.OnEvent)
+	}
 	if len(cfg.Hooks) > 0 {
 		a.bus.Subscribe(HookHandler(cfg.Hooks, cfg.HookDir, cfg.OnHookError))
 	}

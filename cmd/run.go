@@ -163,14 +163,9 @@ func (a *app) runPrint(c *cobra.Command, req session.Request, args []string) err
 	if err != nil || m == nil {
 		return err
 	}
-	ag, err := agent.New(cfg, m)
-	if err != nil {
-		_ = m.Close()
-		return err
-	}
 	asJSON, _ := c.Flags().GetBool("json")
 	var last *provider.AssistantMessage
-	ag.Subscribe(func(e agent.Event) error {
+	cfg.OnEvent = func(e agent.Event) error {
 		if asJSON {
 			if b, err := json.Marshal(e); err == nil {
 				fmt.Fprintf(a.out, "%s\n", b)
@@ -182,7 +177,12 @@ func (a *app) runPrint(c *cobra.Command, req session.Request, args []string) err
 			}
 		}
 		return nil
-	})
+	}
+	ag, err := agent.New(cfg, m)
+	if err != nil {
+		_ = m.Close()
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	_, perr := ag.Prompt(ctx, prompt)
