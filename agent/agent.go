@@ -65,6 +65,7 @@ type Agent struct {
 	cancel   context.CancelFunc
 	queue    []string
 	closed   bool
+	conv     provider.Converter // remembers converted messages between turns
 }
 
 // New starts an agent on sm: it takes the session's lock (a second agent on
@@ -319,7 +320,7 @@ func (a *Agent) turn(ctx context.Context) (*provider.AssistantMessage, []provide
 	req := provider.Request{
 		Model:    a.cfg.Model,
 		System:   a.cfg.System,
-		Messages: provider.Convert(a.sm.BuildContext().Messages),
+		Messages: a.conv.Convert(a.sm.BuildContext().Messages),
 		Tools:    tools.Specs(a.cfg.Tools),
 		Thinking: provider.Effort(a.thinking),
 		APIKey:   a.cfg.APIKey,

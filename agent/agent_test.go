@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -415,4 +416,38 @@ func TestKilledAgent(t *testing.T) {
 		t.Fatalf("the lock of a killed agent was not released: %v", err)
 	}
 	_ = lk.Unlock()
+}
+
+// BenchmarkIdleAgentMemory: the heap an idle agent holds for a 10,000-message session.
+func BenchmarkIdleAgentMemory(b *testing.B) {
+	p := filepath.Join(os.TempDir(), "xcsh-bench-10000.jsonl")
+	if _, err := os.Stat(p); err != nil {
+		b.Skip("run the session benchmarks first: they write " + p)
+	}
+	dir := b.TempDir()
+	data, _ := os.ReadFile(p)
+	f := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(f, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	var ms runtime.MemStats
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		before := ms.HeapAlloc
+		sm, err := session.Open(session.Options{SessionsRoot: dir}, f, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		a, err := New(Config{Model: testModel, Provider: &fakeProvider{}, AgentsDir: filepath.Join(dir, "agents")}, sm)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a.conv.Convert(sm.BuildContext().Messages) // as after a first turn
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(ms.HeapAlloc-before)/(1<<20), "MiB-heap")
+		runtime.KeepAlive(a)
+		_ = a.Close()
+	}
 }

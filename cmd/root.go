@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -53,6 +54,14 @@ func (a *app) sessionOptions() session.Options {
 
 // Main runs xcsh with args and returns the process exit status.
 func Main(args []string, in io.Reader, out, errw io.Writer) int {
+	if p := os.Getenv("XCSH_CPUPROFILE"); p != "" {
+		// a developer's aid: a CPU profile of this run
+		if f, err := os.Create(p); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	a := &app{in: in, out: out, err: errw, v: viper.New()}
 	root := a.rootCommand()
 	root.SetArgs(args)

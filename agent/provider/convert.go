@@ -3,8 +3,10 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Summary templates: how branch and compaction summaries reach the model.
@@ -75,10 +77,71 @@ type mentionedFile struct {
 // is supplied as an error) and results that answer no call are dropped, as
 // both APIs reject such histories.
 func Convert(raw []json.RawMessage) []Message {
-	var out []Message
-	for _, r := range raw {
-		if m, ok := convertOne(r); ok {
-			out = append(out, m)
+	return (&Converter{}).Convert(raw)
+}
+
+// Converter is Convert with a memory: a message converted once (the same
+// bytes at the same address, as session entries never change) is not
+// decoded again, so each turn of a long session converts only what is new.
+// Large first conversions are spread over the cores. The zero value is ready.
+type Converter struct {
+	mu    sync.Mutex
+	cache map[convKey]convVal
+}
+
+type convKey struct {
+	p *byte
+	n int
+}
+
+type convVal struct {
+	m  Message
+	ok bool
+}
+
+// Convert is the package-level Convert through the cache.
+func (c *Converter) Convert(raw []json.RawMessage) []Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cache == nil {
+		c.cache = map[convKey]convVal{}
+	}
+	vals := make([]convVal, len(raw))
+	var todo []int
+	for i, r := range raw {
+		if len(r) == 0 {
+			continue
+		}
+		if v, ok := c.cache[convKey{&r[0], len(r)}]; ok {
+			vals[i] = v
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if len(todo) < 256 || workers < 2 {
+		workers = 1
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for j := w; j < len(todo); j += workers {
+				i := todo[j]
+				m, ok := convertOne(raw[i])
+				vals[i] = convVal{m, ok}
+			}
+		}(w)
+	}
+	wg.Wait()
+	out := make([]Message, 0, len(raw))
+	for _, i := range todo {
+		c.cache[convKey{&raw[i][0], len(raw[i])}] = vals[i]
+	}
+	for _, v := range vals {
+		if v.ok {
+			out = append(out, v.m)
 		}
 	}
 	return pairToolResults(out)
