@@ -22,16 +22,20 @@ func openTest(t *testing.T) (*DB, string) {
 	return h, path
 }
 
-func prompts(t *testing.T, es []Entry, err error) []string {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
+// lister returns a function that takes a query's results and returns their
+// prompts, failing t on an error.
+func lister(t *testing.T) func([]Entry, error) []string {
+	return func(es []Entry, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]string, len(es))
+		for i, e := range es {
+			out[i] = e.Prompt
+		}
+		return out
 	}
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.Prompt
-	}
-	return out
 }
 
 func eq(t *testing.T, what string, got, want []string) {
@@ -93,7 +97,7 @@ func TestAddSkips(t *testing.T) {
 	for _, p := range []string{"  first  ", "", "   \n", "first", "second", "second", "first"} {
 		h.Add(p, "/proj")
 	}
-	eq(t, "Recent", prompts(t, h.Recent(10)), []string{"first", "second", "first"})
+	eq(t, "Recent", lister(t)(h.Recent(10)), []string{"first", "second", "first"})
 	es, _ := h.Recent(1)
 	if es[0].Cwd != "/proj" {
 		t.Errorf("cwd %q", es[0].Cwd)
@@ -146,7 +150,7 @@ func TestLastSeededFromDB(t *testing.T) {
 	defer h2.Close()
 	h2.Add("two", "")
 	h2.Add("three", "")
-	eq(t, "Recent", prompts(t, h2.Recent(10)), []string{"three", "two", "one"})
+	eq(t, "Recent", lister(t)(h2.Recent(10)), []string{"three", "two", "one"})
 }
 
 // TestRecentClamp: limits are clamped to 0..1000.
@@ -155,9 +159,9 @@ func TestRecentClamp(t *testing.T) {
 	for i := range 5 {
 		h.Add(string(rune('a'+i)), "")
 	}
-	eq(t, "Recent(2)", prompts(t, h.Recent(2)), []string{"e", "d"})
-	eq(t, "Recent(-1)", prompts(t, h.Recent(-1)), nil)
-	eq(t, "Recent(5000)", prompts(t, h.Recent(5000)), []string{"e", "d", "c", "b", "a"})
+	eq(t, "Recent(2)", lister(t)(h.Recent(2)), []string{"e", "d"})
+	eq(t, "Recent(-1)", lister(t)(h.Recent(-1)), nil)
+	eq(t, "Recent(5000)", lister(t)(h.Recent(5000)), []string{"e", "d", "c", "b", "a"})
 }
 
 // TestSearch: every word must match as a prefix; FTS syntax in the query is
@@ -188,7 +192,7 @@ func TestSearch(t *testing.T) {
 		{"nothing", nil},
 	} {
 		got, err := h.Search(tt.q, 10)
-		eq(t, "Search("+tt.q+")", prompts(t, got, err), tt.want)
+		eq(t, "Search("+tt.q+")", lister(t)(got, err), tt.want)
 	}
 	if got := MatchQuery(`a "b c`); got != `"a"* AND """b"* AND "c"*` {
 		t.Errorf("MatchQuery = %s", got)
@@ -222,9 +226,9 @@ func TestMigrateOldSchema(t *testing.T) {
 	if strings.Contains(tableSQL, "unixepoch(") {
 		t.Errorf("table not migrated: %s", tableSQL)
 	}
-	eq(t, "Search(old)", prompts(t, h.Search("old", 10)), []string{"old prompt", "older words"})
+	eq(t, "Search(old)", lister(t)(h.Search("old", 10)), []string{"old prompt", "older words"})
 	h.Add("old prompt", "") // the newest by id is "older words", so this one is kept
-	eq(t, "Recent", prompts(t, h.Recent(10)), []string{"old prompt", "old prompt", "older words"})
+	eq(t, "Recent", lister(t)(h.Recent(10)), []string{"old prompt", "old prompt", "older words"})
 }
 
 // TestRebuildWhenFTSAppears: rows stored before the index existed are found.
@@ -243,5 +247,5 @@ func TestRebuildWhenFTSAppears(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	eq(t, "Search", prompts(t, h.Search("index", 10)), []string{"before the index"})
+	eq(t, "Search", lister(t)(h.Search("index", 10)), []string{"before the index"})
 }
