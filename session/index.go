@@ -1,6 +1,8 @@
 package session
 
 import (
+	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"io"
 	"io/fs"
@@ -13,7 +15,7 @@ import (
 
 // IndexFileName is the listing index kept at the top of the sessions root.
 // It is a dot-file, so no session glob ever matches it.
-const IndexFileName = ".xcsh-index.json"
+const IndexFileName = ".xcsh-index.gob"
 
 // indexVersion changes whenever the cached fields change meaning.
 const indexVersion = 1
@@ -72,7 +74,7 @@ func OpenIndex(st Storage, root string) *Index {
 		return ix
 	}
 	var f indexFile
-	if json.Unmarshal(data, &f) != nil || f.Version != indexVersion || f.Entries == nil {
+	if gob.NewDecoder(bytes.NewReader(data)).Decode(&f) != nil || f.Version != indexVersion || f.Entries == nil {
 		ix.dirty = true
 		return ix
 	}
@@ -94,14 +96,15 @@ func (ix *Index) Save() error {
 	if !ix.dirty {
 		return nil
 	}
-	data, err := json.Marshal(indexFile{Version: indexVersion, Entries: ix.entries})
-	if err != nil {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(indexFile{Version: indexVersion, Entries: ix.entries}); err != nil {
 		return err
 	}
+	data := buf.Bytes()
 	if err := ix.st.MkdirAll(filepath.Dir(ix.path)); err != nil {
 		return err
 	}
-	err = ix.st.WriteAtomic(ix.path, "."+IndexFileName+"."+time.Now().Format("150405.000000000")+".tmp", func(w io.Writer) error {
+	err := ix.st.WriteAtomic(ix.path, "."+IndexFileName+"."+time.Now().Format("150405.000000000")+".tmp", func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
