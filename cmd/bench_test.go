@@ -88,3 +88,37 @@ func BenchmarkPrintContinueFirstRequest(b *testing.B) {
 	}
 	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-to-first-request")
 }
+
+// BenchmarkContinueExplain: `xcsh --continue --explain` end to end in a
+// directory with 2,000 sessions (the listing index warm after the first run).
+func BenchmarkContinueExplain(b *testing.B) {
+	home := b.TempDir()
+	proj := filepath.Join(home, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(home, ".xcsh", "agent", "sessions", "-proj")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 2000; i++ {
+		line := fmt.Sprintf(`{"type":"session","version":3,"id":"%016x","timestamp":"2026-01-01T00:00:00.000Z","cwd":%q}`+"\n"+
+			`{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"prompt %d","timestamp":1}}`+"\n", i+1, proj, i)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("2026-01-01T00-00-00-000Z_%016x.jsonl", i+1)), []byte(line), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	run := func() {
+		cmd := exec.Command(xcshBin, "--continue", "--explain")
+		cmd.Dir, cmd.Env = proj, env
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "action:   open") {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+	run() // builds the index
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run()
+	}
+}
