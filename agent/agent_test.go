@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -450,4 +451,138 @@ func BenchmarkIdleAgentMemory(b *testing.B) {
 		runtime.KeepAlive(a)
 		_ = a.Close()
 	}
+}
+
+func TestCompactionAndTree(t *testing.T) {
+	e := newEnv(t)
+	p := &fakeProvider{}
+	a, err := New(e.config(p), session.Create(e.opt, e.proj, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, q := range []string{"one", "two", "three", "four"} {
+		p.replies = append(p.replies, textReply("answer "+q))
+		if _, err := a.Prompt(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.replies = append(p.replies, textReply("Work on numbers\n\nThe user asked one and two; both answered."))
+	id, err := a.Compact(ctx, "keep it short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := a.Session()
+	ce := sm.Entry(id)
+	if ce == nil || ce.Type != session.TypeCompaction || ce.GetString("shortSummary") != "Work on numbers" {
+		t.Fatalf("compaction entry: %v", ce)
+	}
+	msgs := sm.BuildContext().Messages
+	var texts []string
+	for _, m := range msgs {
+		texts = append(texts, jsonRole(m)+":"+session.MessageText(m))
+	}
+	got := strings.Join(texts, "|")
+	if !strings.HasPrefix(got, "compactionSummary:Work on numbers") || strings.Contains(got, "user:one") || !strings.Contains(got, "user:three|assistant:answer three|user:four|assistant:answer four") {
+		t.Fatalf("context after compaction: %s", got)
+	}
+	if !strings.Contains(fmt.Sprint(p.reqs[len(p.reqs)-1].Messages), "answer two") || !strings.Contains(p.reqs[len(p.reqs)-1].System, "keep it short") {
+		t.Error("the summary request did not carry the older messages and the instructions")
+	}
+
+	// /tree to the user message "three": the leaf moves to its parent and its text comes back for the editor
+	var three string
+	for _, e := range sm.Entries() {
+		if e.Type == session.TypeMessage && session.MessageText(e.Get("message")) == "three" {
+			three = e.ID
+		}
+	}
+	text, err := a.NavigateTree(three, "left the branch after three")
+	if err != nil || text != "three" {
+		t.Fatalf("navigate: %q %v", text, err)
+	}
+	leaf, _ := sm.LeafID()
+	if le := sm.Entry(leaf); le.Type != session.TypeBranchSummary {
+		t.Fatalf("leaf after navigate with summary: %s", le.Type)
+	}
+	// /branch from "three": a new session with the path up to its parent
+	prev := sm.SessionFile()
+	text, err = a.Branch(three)
+	if err != nil || text != "three" || a.Session().SessionFile() == prev {
+		t.Fatalf("branch: %q %v", text, err)
+	}
+	h := a.Session().Header()
+	if h.GetString("parentSession") != prev {
+		t.Errorf("branched session parent %q", h.GetString("parentSession"))
+	}
+	_ = a.Close()
+}
+
+func TestAutoCompactNearWindow(t *testing.T) {
+	e := newEnv(t)
+	p := &fakeProvider{}
+	cfg := e.config(p)
+	cfg.Model.ContextWindow = 200 // tiny: the usage of the answers passes 85% at once
+	a, err := New(cfg, session.Create(e.opt, e.proj, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"a", "b", "c"} {
+		p.replies = append(p.replies, func(ctx context.Context, req provider.Request, on func(provider.Event)) *provider.AssistantMessage {
+			m := textReply("ok")(ctx, req, on)
+			m.Usage = provider.Usage{Input: 180, Output: 10, TotalTokens: 190}
+			return m
+		})
+		if _, err := a.Prompt(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := false
+	for _, en := range a.Session().Entries() {
+		if en.Type == session.TypeCompaction {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no automatic compaction near the context window")
+	}
+	_ = a.Close()
+}
+
+func TestThinkingRestoredFromBranch(t *testing.T) {
+	e := newEnv(t)
+	p := &fakeProvider{}
+	sm := session.Create(e.opt, e.proj, "")
+	a, err := New(e.config(p), sm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ThinkingLevel() != "medium" {
+		t.Fatalf("default level %q", a.ThinkingLevel())
+	}
+	if err := a.SetThinkingLevel("xhigh"); err != nil {
+		t.Fatal(err)
+	}
+	if a.ThinkingLevel() != "high" {
+		t.Errorf("xhigh not clamped to the model's max: %q", a.ThinkingLevel())
+	}
+	if _, err := a.Prompt(context.Background(), "q"); err != nil {
+		t.Fatal(err)
+	}
+	file := sm.SessionFile()
+	_ = a.Close()
+	sm2, err := session.Open(e.opt, file, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := e.config(p)
+	cfg.Thinking = "low"
+	a2, err := New(cfg, sm2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a2.ThinkingLevel() != "high" {
+		t.Errorf("the branch's level was not restored: %q", a2.ThinkingLevel())
+	}
+	_ = a2.Close()
 }
