@@ -109,7 +109,8 @@ func (a *app) agentConfig(c *cobra.Command, tc terminalContext) (agent.Config, e
 		live.Overlay = tc.id.Overlay
 	}
 	return agent.Config{
-		Model: m, Provider: p, APIKey: key, Registry: reg, Thinking: thinking,
+		Approve: a.approveOnTTY,
+		Model:   m, Provider: p, APIKey: key, Registry: reg, Thinking: thinking,
 		System:    systemPrompt(cwd),
 		Tools:     tools.Builtin(topts),
 		AgentsDir: a.paths.Agents,
@@ -120,6 +121,38 @@ func (a *app) agentConfig(c *cobra.Command, tc terminalContext) (agent.Config, e
 			fmt.Fprintln(a.err, "warning:", err)
 		},
 	}, nil
+}
+
+// approveOnTTY asks on the controlling terminal whether a tool may run
+// (tools.bash.approve = "ask"); without a terminal the answer is no.
+func (a *app) approveOnTTY(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return false, errors.New("approval needed but there is no terminal to ask: set tools.bash.approve to \"never\" or run in a terminal")
+	}
+	defer tty.Close()
+	var call struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(args, &call)
+	what := call.Command
+	if what == "" {
+		what = string(args)
+	}
+	fmt.Fprintf(tty, "\nAllow %s: %s ? [y/N] ", tool, what)
+	answer := make(chan string, 1)
+	go func() {
+		var line string
+		_, _ = fmt.Fscanln(tty, &line)
+		answer <- line
+	}()
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case l := <-answer:
+		l = strings.ToLower(strings.TrimSpace(l))
+		return l == "y" || l == "yes", nil
+	}
 }
 
 // systemPrompt is the built-in system prompt.
