@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"os"
+
+	"github.com/xcsh-dev/xcsh/agent"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,6 +38,18 @@ func TestSessionsForkAndRm(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(art, "1.bash.log"), []byte("log"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	lk, err := agent.LockSession(filepath.Join(e.agentDir(), "agents"), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = e.run(proj, "", "sessions", "rm", src)
+	if r.code != 1 || !strings.Contains(r.stderr, "not removed") {
+		t.Errorf("rm of a session a live agent writes: %s", r)
+	}
+	if _, err := os.Stat(src); err != nil {
+		t.Fatalf("a locked session was removed: %v", err)
+	}
+	_ = lk.Unlock()
 	out = e.mustRun(proj, "sessions", "rm", src)
 	if !strings.Contains(out, "Removed "+src) {
 		t.Fatalf("rm: %s", out)
