@@ -105,6 +105,9 @@ var knownTypes = func() map[string]string {
 }()
 
 func internType(raw []byte) string {
+	if string(raw) == `"message"` { // by far the most common: no map lookup
+		return TypeMessage
+	}
 	if len(raw) >= 2 && raw[0] == '"' {
 		if t, ok := knownTypes[string(raw[1:len(raw)-1])]; ok {
 			return t
