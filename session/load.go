@@ -16,12 +16,16 @@ import (
 func ParseEntries(data []byte) []*Entry {
 	vals := jsjson.ParseJSONL(data)
 	out := make([]*Entry, 0, len(vals))
-	for _, v := range vals {
+	slab := make([]Entry, len(vals)) // one allocation for every entry
+	for i, v := range vals {
 		if v.Kind != '{' {
 			continue // a non-object line is skipped like any bad line
 		}
 		if v.Canonical {
-			out = append(out, entryFromValue(v.Raw, v.Fields, v.Marks))
+			e := &slab[i]
+			*e = Entry{fields: v.Fields, raw: v.Raw, marks: v.Marks}
+			e.index()
+			out = append(out, e)
 			continue
 		}
 		c, err := jsjson.Canonical(v.Raw)
