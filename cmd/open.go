@@ -121,6 +121,9 @@ func (a *app) runRoot(c *cobra.Command, args []string) error {
 	if pm, _ := c.Flags().GetBool("print"); pm && !explain {
 		return a.runPrint(c, req, args)
 	}
+	if !explain && isTerminal(a.in) && isTerminal(a.out) {
+		return a.runChat(c, req, args)
+	}
 	if !req.Continue && !req.ResumeSet && req.Fork == "" && !req.NoSession && req.SessionDir == "" && !explain && len(args) == 0 {
 		return c.Help()
 	}
@@ -133,8 +136,8 @@ func (a *app) runRoot(c *cobra.Command, args []string) error {
 		a.printExplain(d, tc)
 		return nil
 	}
-	// Until the agent runtime exists, opening a session ends here: the
-	// session is closed again and described.
+	// Off a terminal (stdin or stdout redirected) and without -p, opening a
+	// session ends here: the session is closed again and described.
 	m, err := a.openSession(req)
 	if err != nil || m == nil {
 		return err

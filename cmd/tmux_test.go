@@ -158,6 +158,14 @@ func (s *tmuxServer) wait(p pane, rc string) int {
 	return n
 }
 
+// offTerminal runs a shell command with its stdout piped through cat: xcsh
+// then resolves, opens and shows the session instead of opening the chat
+// screen (which needs stdin and stdout on the terminal), while the pane still
+// shows what it prints; the exit status stays the command's (pipefail).
+func offTerminal(cmdline string) string {
+	return "set -o pipefail; " + cmdline + " | cat"
+}
+
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
@@ -316,8 +324,8 @@ func TestTmuxForkPrompt(t *testing.T) {
 	no := s.window(proj)
 	prompt := "Session found in different project: " + other + ". Fork into current directory? [y/N] "
 
-	rcYes := s.start(yes, "yes", shellQuote(xcshBin)+" -r 3333")
-	rcNo := s.start(no, "no", shellQuote(xcshBin)+" --resume 3333CC")
+	rcYes := s.start(yes, "yes", offTerminal(shellQuote(xcshBin)+" -r 3333"))
+	rcNo := s.start(no, "no", offTerminal(shellQuote(xcshBin)+" --resume 3333CC"))
 	s.waitScreen(yes, prompt)
 	s.waitScreen(no, prompt)
 	s.typeLine(yes, "y")
@@ -368,11 +376,11 @@ func TestTmuxPicker(t *testing.T) {
 	tab, esc, ctrlc, amb := s.window(proj), s.window(proj), s.window(proj), s.window(proj)
 	xcsh := shellQuote(xcshBin)
 	rc := map[string]string{
-		"pick":  s.start(pick, "pick", xcsh+" --resume"),
-		"tab":   s.start(tab, "tab", xcsh+" -r"),
-		"esc":   s.start(esc, "esc", xcsh+" --resume"),
-		"ctrlc": s.start(ctrlc, "ctrlc", xcsh+" --resume"),
-		"amb":   s.start(amb, "amb", xcsh+" -r 4444"),
+		"pick":  s.start(pick, "pick", offTerminal(xcsh+" --resume")),
+		"tab":   s.start(tab, "tab", offTerminal(xcsh+" -r")),
+		"esc":   s.start(esc, "esc", offTerminal(xcsh+" --resume")),
+		"ctrlc": s.start(ctrlc, "ctrlc", offTerminal(xcsh+" --resume")),
+		"amb":   s.start(amb, "amb", offTerminal(xcsh+" -r 4444")),
 	}
 	for _, p := range []pane{pick, tab, esc, ctrlc} {
 		s.waitScreen(p, "Refactor lexer")

@@ -112,6 +112,10 @@ func (p *Picker) loadAll() tea.Cmd {
 // Result returns how the picker ended and the chosen session file.
 func (p *Picker) Result() (PickerOutcome, string) { return p.outcome, p.selected }
 
+// Done reports whether the picker has ended (a screen that embeds it, as
+// the chat's /resume does, closes it then instead of quitting).
+func (p *Picker) Done() bool { return p.done }
+
 // Init implements tea.Model.
 func (p *Picker) Init() tea.Cmd { return nil }
 

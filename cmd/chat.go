@@ -1,0 +1,168 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/spf13/cobra"
+
+	"github.com/xcsh-dev/xcsh/agent"
+	"github.com/xcsh-dev/xcsh/agent/history"
+	"github.com/xcsh-dev/xcsh/agent/provider"
+	"github.com/xcsh-dev/xcsh/session"
+	"github.com/xcsh-dev/xcsh/ui"
+)
+
+// runChat opens the chat screen on the session req resolves (so -c, -r,
+// --fork and --no-session all apply), sending the prompt of the arguments
+// first when there is one.
+//
+// Without a configured model the session is still opened, read-only: the
+// transcript can be read, scrolled, exported and dumped, and a prompt is
+// refused with the text that says how to configure one.
+func (a *app) runChat(c *cobra.Command, req session.Request, args []string) error {
+	tc := a.terminal()
+	cfg, cfgErr := a.agentConfig(c, tc)
+	noAgent := ""
+	if cfgErr != nil {
+		var ee *ExitError
+		if !errors.As(cfgErr, &ee) || ee.Msg != provider.HowToConfigure {
+			return cfgErr
+		}
+		noAgent = ee.Msg
+	}
+	m, err := a.openSession(req)
+	if err != nil || m == nil {
+		return err
+	}
+	var chat *ui.Chat
+	var ag *agent.Agent
+	if noAgent == "" {
+		// Tool approval is asked in the chat, not on the raw terminal the
+		// chat screen owns.
+		cfg.Approve = func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+			return chat.Approve(ctx, tool, args)
+		}
+		cfg.OnHookError = func(err error) { chat.Warn(err.Error()) }
+		if ag, err = agent.New(cfg, m); err != nil {
+			_ = m.Close()
+			return err
+		}
+	}
+
+	hist, herr := history.Open(a.paths.HistoryDB)
+	if herr != nil {
+		fmt.Fprintln(a.err, "warning: prompt history unavailable:", herr)
+	}
+	cwd, _ := os.Getwd()
+	opt := ui.ChatOptions{
+		Session:     m,
+		NoAgent:     noAgent,
+		Prompt:      strings.Join(args, " "),
+		Cwd:         cwd,
+		TerminalKey: tc.id.Key,
+		Home:        os.Getenv("HOME"),
+		Sessions:    a.listSessions,
+		AllSessions: a.listAllSessions,
+	}
+	if hist != nil {
+		opt.History = hist
+	}
+	if ag != nil {
+		opt.Agent = ag
+		a.chatModels(&opt, ag)
+	}
+	a.chatExports(&opt, ag, m, cfg, tc)
+	chat = ui.NewChat(opt)
+	prog := tea.NewProgram(chat, tea.WithInput(a.in), tea.WithOutput(a.out), tea.WithAltScreen())
+	unsubscribe := chat.Attach(prog.Send)
+	_, runErr := prog.Run()
+	unsubscribe()
+	chat.Close()
+
+	var errs []error
+	if runErr != nil {
+		errs = append(errs, fmt.Errorf("chat screen: %w", runErr))
+	}
+	if ag != nil {
+		m = ag.Session()
+		errs = append(errs, ag.Close())
+	} else {
+		errs = append(errs, m.Close())
+	}
+	if hist != nil {
+		errs = append(errs, hist.Close())
+	}
+	if f := m.SessionFile(); f != "" && m.IsPersisted() {
+		if _, err := os.Stat(f); err == nil {
+			fmt.Fprintf(a.out, "Session: %s\n", f)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// chatModels lets /model list the registry's models and switch to one.
+func (a *app) chatModels(opt *ui.ChatOptions, ag *agent.Agent) {
+	opt.Models = func() []string {
+		reg, err := a.registry()
+		if err != nil {
+			return nil
+		}
+		var refs []string
+		for _, m := range reg.Models() {
+			refs = append(refs, m.Ref())
+		}
+		return refs
+	}
+	opt.SetModel = func(ref string) error {
+		reg, err := a.registry()
+		if err != nil {
+			return err
+		}
+		ref, level := provider.SplitThinkingSuffix(ref)
+		m, err := reg.Resolve(ref, nil)
+		if err != nil {
+			return err
+		}
+		key, err := provider.APIKey(m, nil)
+		if err != nil {
+			return err
+		}
+		p, err := provider.New(m, provider.Options{})
+		if err != nil {
+			return err
+		}
+		if err := ag.SetModel(m, p, key); err != nil {
+			return err
+		}
+		if level != "" {
+			return ag.SetThinkingLevel(level)
+		}
+		return nil
+	}
+}
+
+// listSessions lists a session dir for /resume.
+func (a *app) listSessions(dir string) []session.SessionInfo {
+	opt := a.sessionOptions()
+	ix := session.OpenIndex(nil, opt.SessionsRoot)
+	defer func() { _ = ix.Save() }()
+	return ix.ListSessions(dir)
+}
+
+// listAllSessions lists every session (Tab in the /resume picker).
+func (a *app) listAllSessions() []session.SessionInfo {
+	opt := a.sessionOptions()
+	ix := session.OpenIndex(nil, opt.SessionsRoot)
+	defer func() { _ = ix.Save() }()
+	return ix.ListAllSessions(opt.SessionsRoot)
+}
+
+// chatExports wires /export, /dump and /share.
+func (a *app) chatExports(opt *ui.ChatOptions, ag *agent.Agent, m *session.Manager, cfg agent.Config, tc terminalContext) {
+}
