@@ -575,8 +575,9 @@ func (c *Chat) handleKey(k tea.KeyMsg) tea.Cmd {
 	case "ctrl+l":
 		return tea.ClearScreen
 	}
-	if c.ed.Update(k) {
-		c.histPos = -1
+	before := c.ed.Value()
+	if c.ed.Update(k) && c.ed.Value() != before {
+		c.histPos = -1 // an edited recall becomes the draft
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ var chatCommands []chatCommand
 
 func init() {
 	chatCommands = []chatCommand{
-		{"resume", "", "pick another session of this directory (Tab: all) and switch to it", true, true, (*Chat).cmdResume},
+		{"resume", "", "pick another session of this directory (Tab: all) and switch to it", true, false, (*Chat).cmdResume},
 		{"new", "", "start a new session", true, true, (*Chat).cmdNew},
 		{"fork", "", "copy this session into a new file and continue there", true, true, (*Chat).cmdFork},
 		{"tree", "", "navigate the session tree: move the leaf, optionally with a branch summary", true, true, (*Chat).cmdTree},
@@ -444,6 +444,18 @@ func (c *Chat) pickerKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	ag := c.ag
+	if ag == nil { // browsing: open the other session read-only
+		sm := c.opt.Session
+		return c.run("resuming", func() opDoneMsg {
+			if err := session.Probe(nil, path); err != nil {
+				return opDoneMsg{notes: failed("Failed to resume session: " + err.Error())}
+			}
+			if err := sm.SetSessionFile(path); err != nil {
+				return opDoneMsg{notes: failed("Failed to resume session: " + err.Error())}
+			}
+			return opDoneMsg{notes: info(msgResumed), snap: c.snapAfter(true)}
+		})
+	}
 	return c.run("resuming", func() opDoneMsg {
 		ok, err := ag.SwitchSession(path)
 		switch {

@@ -168,6 +168,7 @@ func appendBlocks(out []string, src string, width int) []string {
 			blank()
 			i = j
 		case listMarker(line) != "":
+			blank()
 			for i < len(lines) && listMarker(lines[i]) != "" {
 				raw := lines[i]
 				indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
