@@ -194,7 +194,7 @@ func TestChatHistoryRecall(t *testing.T) {
 		{keyUp, "older\ntwo lines"},
 		{keyUp, "older\ntwo lines"}, // on the second line ↑ moves the cursor
 		{keyUp, "oldest"},
-		{keyUp, "oldest"}, // the end of the history
+		{keyUp, "oldest"},             // the end of the history
 		{keyDown, "older\ntwo lines"}, // the cursor is at the end: ↓ goes on
 		{keyDown, "newest"},
 		{keyDown, "draft"},
