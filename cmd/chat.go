@@ -163,6 +163,52 @@ func (a *app) listAllSessions() []session.SessionInfo {
 	return ix.ListAllSessions(opt.SessionsRoot)
 }
 
-// chatExports wires /export, /dump and /share.
+// chatExports wires /export and /dump (and /share, see chatShare). They
+// run in the chat's tea.Cmds while no turn runs, so reading the session
+// there is safe.
 func (a *app) chatExports(opt *ui.ChatOptions, ag *agent.Agent, m *session.Manager, cfg agent.Config, tc terminalContext) {
+	current := func() *session.Manager {
+		if ag != nil {
+			return ag.Session()
+		}
+		return m
+	}
+	var exportTools []session.ExportTool
+	var dumpTools []session.DumpTool
+	system := ""
+	if ag != nil {
+		system = cfg.System
+		for _, t := range cfg.Tools {
+			s := t.Spec()
+			exportTools = append(exportTools, session.ExportTool{Name: s.Name, Description: s.Description})
+			dumpTools = append(dumpTools, session.DumpTool{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
+		}
+	}
+	opt.Export = func(path string) (string, error) {
+		// A relative path (and the default name) is relative to the process's
+		// working directory, as in the reference.
+		return session.ExportFile(current(), path, "", session.ExportOptions{SystemPrompt: system, Tools: exportTools})
+	}
+	opt.Dump = func() (string, error) {
+		in := session.DumpInput{SystemPrompt: system, Tools: dumpTools, Messages: current().BuildContext().Messages}
+		if ag != nil {
+			in.Model, in.ThinkingLevel = ag.Model().Ref(), ag.ThinkingLevel()
+		}
+		return session.OSC52(session.DumpText(in), insideTmux(tc)), nil
+	}
+	a.chatShare(opt, current, system, exportTools)
+}
+
+// insideTmux reports whether the chat's terminal is a tmux pane (the
+// innermost multiplexer), whose clipboard sequence must pass through tmux.
+func insideTmux(tc terminalContext) bool {
+	if tc.id.Overlay != nil {
+		return tc.id.Overlay.Kind == "tmux"
+	}
+	return os.Getenv("TMUX") != ""
+}
+
+// chatShare wires /share; agent.Share (the share script or gh) is not
+// there yet, so /share says so.
+func (a *app) chatShare(opt *ui.ChatOptions, current func() *session.Manager, system string, tools []session.ExportTool) {
 }
