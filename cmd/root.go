@@ -139,6 +139,7 @@ func (a *app) rootCommand() *cobra.Command {
 	a.addOpenFlags(root)
 	a.addRunFlags(root)
 	root.RunE = a.runRoot
+	a.addExport(root) // --export runs before everything runRoot does
 	root.AddCommand(a.sessionsCommand(), a.demoCommand(), a.terminalCommand())
 	return root
 }
