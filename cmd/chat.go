@@ -45,10 +45,23 @@ func (a *app) runChat(c *cobra.Command, req session.Request, args []string) erro
 	if noAgent == "" {
 		// Tool approval is asked in the chat, not on the raw terminal the
 		// chat screen owns.
+		approve := cfg.Approve
 		cfg.Approve = func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+			if chat == nil {
+				if approve == nil {
+					return false, nil
+				}
+				return approve(ctx, tool, args)
+			}
 			return chat.Approve(ctx, tool, args)
 		}
-		cfg.OnHookError = func(err error) { chat.Warn(err.Error()) }
+		cfg.OnHookError = func(err error) {
+			if chat == nil { // a session_start hook, before the screen opens
+				fmt.Fprintln(a.err, "warning:", err)
+				return
+			}
+			chat.Warn(err.Error())
+		}
 		if ag, err = agent.New(cfg, m); err != nil {
 			_ = m.Close()
 			return err

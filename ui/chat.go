@@ -752,7 +752,7 @@ func (c *Chat) status() string {
 		tokens += fmt.Sprintf(" $%.3f", s.usage.Cost)
 	}
 	state := s.state
-	if c.turn {
+	if c.turn && state != agent.StateWaiting {
 		state = agent.StateBusy
 	}
 	if state == "" {
