@@ -405,6 +405,9 @@ func (c *Chat) handleEvent(m AgentEventMsg) tea.Cmd {
 		}
 	}
 	str := func(k string) string { s, _ := e.Get(k).(string); return s }
+	if e.Type == agent.EvStateChange && str("state") != "" {
+		c.snap.state = str("state") // waiting is only in the event without a live file
+	}
 	c.keepScroll(func() {
 		switch e.Type {
 		case agent.EvMessageStart:

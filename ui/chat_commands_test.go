@@ -2,14 +2,17 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/xcsh-dev/xcsh/agent"
 	"github.com/xcsh-dev/xcsh/session"
@@ -263,5 +266,54 @@ func TestEditor(t *testing.T) {
 	e.SetValue(strings.Repeat("x", 20))
 	if rows, crow, ccol := e.rows(10); len(rows) != 3 || crow != 2 || ccol != 0 {
 		t.Errorf("full rows %q cursor %d,%d", rows, crow, ccol)
+	}
+}
+
+// TestChatApproval: a tool that needs approval asks in the chat; y runs it,
+// n refuses it, and the state reads waiting meanwhile.
+func TestChatApproval(t *testing.T) {
+	so, home := sessionOptions(t)
+	var chat *Chat
+	ag := newTestAgentApproving(t, session.InMemory(so, home), func(ctx context.Context, tool string, args json.RawMessage) (bool, error) {
+		return chat.Approve(ctx, tool, args)
+	})
+	chat = NewChat(ChatOptions{Agent: ag, Now: fixedNow, TerminalKey: "pts-7"})
+	tm := teatest.NewTestModel(t, chat, teatest.WithInitialTermSize(100, 30))
+	chat.Attach(tm.Send)
+	typeLine(tm, "guarded step")
+	waitFor(t, tm, `Allow guarded? {"command":"rm -rf build"}`, "waiting")
+	tm.Type("y")
+	waitFor(t, tm, "Allowed guarded", "approved and run", "Guarded step over.")
+	deadline := time.Now().Add(10 * time.Second)
+	for ag.Busy() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	typeLine(tm, "guarded step")
+	waitFor(t, tm, `Allow guarded? {"command":"rm -rf build"}`)
+	tm.Type("n")
+	waitFor(t, tm, "Refused guarded", "refused by the user")
+	_ = finalView(t, tm)
+}
+
+// TestChatTreeNavigate: /tree, Enter on the first prompt moves the leaf to
+// before it and puts its text in the editor; the transcript follows.
+func TestChatTreeNavigate(t *testing.T) {
+	e := newChatEnv(t, false)
+	tm, _ := start(t, e.opt, 100, 30)
+	typeLine(tm, "first prompt")
+	waitFor(t, tm, "› first prompt")
+	waitIdle(t, e)
+	typeLine(tm, "second prompt")
+	waitFor(t, tm, "› second prompt")
+	waitIdle(t, e)
+	typeLine(tm, "/tree")
+	waitFor(t, tm, "Session tree")
+	tm.Send(key(tea.KeyUp)) // from the leaf (the last answer) to the second prompt
+	tm.Send(key(tea.KeyEnter))
+	waitFor(t, tm, "Moved to ")
+	v := finalView(t, tm)
+	if !strings.Contains(v, "> second prompt") || strings.Contains(v, "› second prompt") {
+		t.Errorf("after moving to the second prompt's parent:\n%s", v)
 	}
 }

@@ -30,17 +30,25 @@ var chatNow = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
 
 func fixedNow() time.Time { return chatNow }
 
-// testTool prints its "text" argument, or fails.
+// testTool prints its "text" argument, or fails; a guarded one asks for
+// approval first.
 type testTool struct {
-	name string
-	fail bool
+	name    string
+	fail    bool
+	guarded bool
 }
 
 func (tt testTool) Spec() provider.Tool {
 	return provider.Tool{Name: tt.name, Description: "test tool", Parameters: json.RawMessage(`{"type":"object"}`)}
 }
-func (testTool) NeedsApproval() bool { return false }
-func (tt testTool) Run(_ context.Context, _ tools.Env, args json.RawMessage, _ func(string)) tools.Result {
+func (tt testTool) NeedsApproval() bool { return tt.guarded }
+func (tt testTool) Run(ctx context.Context, env tools.Env, args json.RawMessage, _ func(string)) tools.Result {
+	if tt.guarded {
+		if ok, err := env.Approve(ctx, tt.name, args); !ok || err != nil {
+			return tools.Result{IsError: true, Content: []provider.Block{{Type: provider.BlockText, Text: "refused by the user"}}}
+		}
+		return tools.Result{Content: []provider.Block{{Type: provider.BlockText, Text: "approved and run"}}}
+	}
 	if tt.fail {
 		return tools.Result{IsError: true, Content: []provider.Block{{Type: provider.BlockText, Text: "boom: it failed"}}}
 	}
@@ -66,6 +74,11 @@ func sessionOptions(t testing.TB) (session.Options, string) {
 
 func newTestAgent(t testing.TB, sm *session.Manager) *agent.Agent {
 	t.Helper()
+	return newTestAgentApproving(t, sm, nil)
+}
+
+func newTestAgentApproving(t testing.TB, sm *session.Manager, approve func(context.Context, string, json.RawMessage) (bool, error)) *agent.Agent {
+	t.Helper()
 	s, err := scripted.Load("testdata/chat_script.json")
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +86,9 @@ func newTestAgent(t testing.TB, sm *session.Manager) *agent.Agent {
 	m := provider.Model{Provider: "scripted", ID: "test", API: provider.APIScripted, ContextWindow: 100000}
 	ag, err := agent.New(agent.Config{
 		Model: m, Provider: scripted.WithScript(m, s, provider.Options{Now: fixedNow}), Thinking: "off",
-		Tools: []tools.Tool{testTool{name: "echo"}, testTool{name: "boom", fail: true}},
-		Now:   fixedNow, AutoCompact: -1,
+		Tools:   []tools.Tool{testTool{name: "echo"}, testTool{name: "boom", fail: true}, testTool{name: "guarded", guarded: true}},
+		Approve: approve,
+		Now:     fixedNow, AutoCompact: -1,
 	}, sm)
 	if err != nil {
 		t.Fatal(err)
