@@ -58,6 +58,10 @@ func TestMain(m *testing.M) {
 // open a new session without touching the crumb, as an agent whose crumb
 // write was lost; SIGHUP (a closed pane) kills it, leaving its live file.
 func standIn(args []string) int {
+	// Before anything is announced: a test signals as soon as it sees the
+	// live file.
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2)
 	paths := config.Config{}.Resolve()
 	opt := session.Options{SessionsRoot: paths.Sessions, BlobDir: paths.Blobs, Home: os.Getenv("HOME"), TmpDir: os.TempDir()}
 	cwd, _ := os.Getwd()
@@ -76,7 +80,7 @@ func standIn(args []string) int {
 	var file, sid string
 	if len(args) >= 2 && args[0] == "--resume" {
 		file = args[1]
-		if info, ok := session.ReadSessionInfo(nil, file); ok {
+		if info, ok := session.ReadSessionInfo(session.FileStorage{}, file); ok {
 			sid = info.ID
 		}
 	} else {
@@ -90,8 +94,6 @@ func standIn(args []string) int {
 		_ = live.Update(state, func(l *agent.Live) { l.SessionFile, l.SessionID, l.Cwd = file, sid, cwd })
 	}
 	set(agent.StateIdle)
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2)
 	for s := range sig {
 		switch s {
 		case syscall.SIGUSR1:
@@ -227,7 +229,7 @@ func waitSnap(t testing.TB, e *supervisor.Engine, what string, d time.Duration, 
 		case s = <-ch:
 		case <-deadline:
 			b, _ := json.MarshalIndent(e.Current(), "", "  ")
-			t.Fatalf("timed out after %s waiting for %s; last snapshot:\n%s", d, what, b)
+			t.Fatalf("timed out after %s waiting for %s; stats %+v; last snapshot:\n%s", d, what, e.Stats(), b)
 		}
 	}
 	return s

@@ -21,6 +21,9 @@ type Multiplexer interface {
 	Changes() <-chan struct{}
 	// Panes lists every pane: one query per call.
 	Panes(ctx context.Context) ([]MuxPane, error)
+	// Cheap reports whether Panes costs no process (a persistent
+	// connection is up), so the engine may list panes on any change.
+	Cheap() bool
 	// Spawn opens a pane and returns it with its tty and pid.
 	Spawn(ctx context.Context, s SpawnSpec) (MuxPane, error)
 	// Focus shows pane on the user's client (never a control client):
@@ -79,8 +82,10 @@ type SpawnSpec struct {
 
 // Tmux is the tmux Multiplexer.
 type Tmux struct {
-	c    *tmux.Client
-	bell *tmux.Doorbell
+	c       *tmux.Client
+	bell    *tmux.Doorbell
+	changes chan struct{}
+	stop    chan struct{}
 }
 
 var _ Multiplexer = (*Tmux)(nil)
@@ -92,7 +97,7 @@ func NewTmux(srv tmux.Server, env []string) (*Tmux, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tmux{c: c}, nil
+	return &Tmux{c: c, changes: make(chan struct{}, 1), stop: make(chan struct{})}, nil
 }
 
 // Client is the tmux client underneath, for counting processes.
@@ -113,8 +118,26 @@ func (t *Tmux) Start(ctx context.Context) error {
 			return err
 		}
 		t.bell = b
+		go t.merge(b.C())
 	}
 	return nil
+}
+
+// merge forwards the doorbell's rings and the control client's change
+// notifications to Changes.
+func (t *Tmux) merge(bell <-chan struct{}) {
+	for {
+		select {
+		case <-t.stop:
+			return
+		case <-bell:
+		case <-t.c.Changes():
+		}
+		select {
+		case t.changes <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (t *Tmux) connect(ctx context.Context) error {
@@ -136,7 +159,7 @@ func (t *Tmux) Changes() <-chan struct{} {
 	if t.bell == nil {
 		return nil
 	}
-	return t.bell.C()
+	return t.changes
 }
 
 // Panes lists panes with one list-panes. With the control connection up,
@@ -182,6 +205,9 @@ func (t *Tmux) Panes(ctx context.Context) ([]MuxPane, error) {
 	}
 	return out, nil
 }
+
+// Cheap implements Multiplexer: true while the control client is up.
+func (t *Tmux) Cheap() bool { return t.c.Connected() }
 
 // Spawn implements Multiplexer.
 func (t *Tmux) Spawn(ctx context.Context, s SpawnSpec) (MuxPane, error) {
@@ -238,6 +264,7 @@ func holdChannel(key string) string { return "xcsh-hold-" + key }
 func (t *Tmux) Close() error {
 	var err error
 	if t.bell != nil {
+		close(t.stop)
 		err = t.bell.Close()
 		t.bell = nil
 	}

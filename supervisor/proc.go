@@ -174,34 +174,60 @@ const (
 )
 
 // foreground classifies what runs in the foreground of the terminal whose
-// session leader is leader: tpgid, read from the leader's stat, is the
-// terminal's foreground process group (terminal-facts.md section 3), so no
-// process is listed. agentPIDs are the live agents' pids.
+// session leader is leader. tpgid, read from the leader's stat, is the
+// terminal's foreground process group (terminal-facts.md section 3); its
+// leader is a shell at its prompt when it is a shell with no child in that
+// group (`sh -c 'sleep 9'` runs sleep in its own group, an interactive shell
+// puts every job in a group of its own). Only /proc is read, a few small
+// files per pane; agentPIDs are the live agents' pids.
 func foreground(leader int, agentPIDs map[int]bool) (kind, comm string) {
 	p, err := readProc(leader)
-	if err != nil {
+	if err != nil || p.TPGID <= 0 {
 		return FgUnknown, ""
 	}
-	if p.TPGID <= 0 {
-		return FgUnknown, ""
-	}
-	if p.TPGID == p.PGRP {
-		if agentPIDs[p.PID] {
-			return FgAgent, p.Comm
+	fg := p
+	if p.TPGID != p.PGRP || p.PID != p.PGRP {
+		if fg, err = readProc(p.TPGID); err != nil {
+			return FgProgram, ""
 		}
-		if shells[strings.TrimPrefix(p.Comm, "-")] {
-			return FgShell, p.Comm
-		}
-		return FgProgram, p.Comm
 	}
-	fg, err := readProc(p.TPGID)
-	if err != nil {
-		return FgProgram, ""
+	// Walk down the foreground group: the first child in the group is what
+	// the shell (or wrapper) waits for.
+	for range 8 {
+		if agentPIDs[fg.PID] {
+			return FgAgent, fg.Comm
+		}
+		child, ok := childInGroup(fg.PID, p.TPGID)
+		if !ok {
+			break
+		}
+		fg = child
 	}
 	if agentPIDs[fg.PID] {
 		return FgAgent, fg.Comm
 	}
+	if fg.PID == p.TPGID && shells[strings.TrimPrefix(fg.Comm, "-")] {
+		return FgShell, fg.Comm
+	}
 	return FgProgram, fg.Comm
+}
+
+// childInGroup returns a child of pid in process group pgrp.
+func childInGroup(pid, pgrp int) (proc, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	if err != nil {
+		return proc{}, false
+	}
+	for f := range strings.FieldsSeq(string(data)) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			continue
+		}
+		if c, err := readProc(n); err == nil && c.PGRP == pgrp && c.State != 'Z' {
+			return c, true
+		}
+	}
+	return proc{}, false
 }
 
 // shQuote quotes s for a POSIX shell (and fish): safe words stay as they

@@ -15,6 +15,9 @@ import (
 // it may take a moment to die, and its parent to reap it.
 var followUps = []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 600 * time.Millisecond, 2 * time.Second}
 
+// confirmAfter is when a ring's listing is confirmed by another.
+const confirmAfter = 250 * time.Millisecond
+
 // Run starts the multiplexer connection and the watchers and publishes
 // snapshots until ctx ends. The doorbell's hooks are removed on the way out.
 func (e *Engine) Run(ctx context.Context) error {
@@ -61,6 +64,12 @@ func (e *Engine) Run(ctx context.Context) error {
 	debounce.Stop()
 	follow := time.NewTimer(time.Hour)
 	follow.Stop()
+	// confirm lists panes once more shortly after a ring: a ring can stand
+	// for several changes, and one made while the previous listing ran
+	// would otherwise wait for the next ring (seen with tmux 3.3a when
+	// sessions are created in quick succession).
+	confirm := time.NewTimer(time.Hour)
+	confirm.Stop()
 	pending, panesDirty, armed := false, false, false
 	nextFollow := len(followUps)
 	arm := func(panes bool) {
@@ -105,7 +114,9 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 			if e.fileEvent(w, ev) {
 				e.events.Add(1)
-				arm(false)
+				// An agent that starts or stops usually means a pane that
+				// came or went: list panes too when that costs no process.
+				arm(mux != nil && mux.Cheap())
 			}
 		case err, ok := <-w.Errors:
 			if !ok {
@@ -129,6 +140,13 @@ func (e *Engine) Run(ctx context.Context) error {
 				if err := doPass(p); err != nil {
 					return err
 				}
+				if p {
+					confirm.Reset(confirmAfter)
+				}
+			}
+		case <-confirm.C:
+			if err := doPass(true); err != nil {
+				return err
 			}
 		case <-follow.C:
 			if err := doPass(false); err != nil {

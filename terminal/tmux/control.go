@@ -30,6 +30,7 @@ type control struct {
 	replies chan reply
 	done    chan struct{} // closed when the reader ends
 	stop    func()
+	notify  func()        // called on a notification of a layout, window or session change
 }
 
 type reply struct {
@@ -66,6 +67,7 @@ func startControl(c *Client, args []string) (*control, error) {
 		stdin:   stdin,
 		replies: make(chan reply, 1),
 		done:    make(chan struct{}),
+		notify:  c.notifyChange,
 	}
 	ctl.stop = func() {
 		// Closing stdin detaches the client; the kill is for a hung one.
@@ -112,8 +114,9 @@ func (ctl *control) read(r io.Reader) {
 					in, guard, mine, lines = true, f[0]+" "+f[1], f[2] == "1", nil
 				}
 			}
-			// Notifications (%exit, %layout-change, ...) are not used: the
-			// hooks ring for everything that matters.
+			if changeNotification(line) && ctl.notify != nil {
+				ctl.notify()
+			}
 			continue
 		}
 		if end, ok := blockEnd(line, guard); ok {
@@ -130,6 +133,23 @@ func (ctl *control) read(r io.Reader) {
 		}
 		lines = append(lines, line)
 	}
+}
+
+// changeNotification reports a notification that says panes, windows or
+// sessions changed. Control mode reports pane changes only for the attached
+// session (terminal-facts.md 1.7), so it backs up the doorbell, whose
+// wait-for latch tmux 3.3a clears again on a second signal sent while no
+// waiter listens.
+func changeNotification(line string) bool {
+	for _, p := range []string{
+		"%layout-change ", "%window-add ", "%window-close ", "%unlinked-window-add ", "%unlinked-window-close ",
+		"%sessions-changed", "%session-window-changed ", "%window-pane-changed ", "%client-session-changed ",
+	} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // blockEnd reports whether line closes the block opened with guard; output

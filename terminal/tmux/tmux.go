@@ -108,6 +108,8 @@ type Client struct {
 
 	mu  sync.Mutex
 	ctl *control // set by Connect, cleared when the connection ends
+
+	changes chan struct{} // see Changes
 }
 
 // New returns a client of srv.
@@ -124,7 +126,18 @@ func New(srv Server, opt Options) (*Client, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	return &Client{srv: srv, bin: p, env: scrubEnv(env)}, nil
+	return &Client{srv: srv, bin: p, env: scrubEnv(env), changes: make(chan struct{}, 1)}, nil
+}
+
+// Changes receives a value (coalesced) when the control connection reports
+// a change of layout, windows or sessions.
+func (c *Client) Changes() <-chan struct{} { return c.changes }
+
+func (c *Client) notifyChange() {
+	select {
+	case c.changes <- struct{}{}:
+	default:
+	}
 }
 
 // scrubEnv drops TMUX and TMUX_PANE: with them tmux would prefer the
