@@ -113,7 +113,7 @@ func TestChatFork(t *testing.T) {
 	waitFor(t, tm, "› slow reply please")
 	typeLine(tm, "/fork")
 	waitFor(t, tm, agent.ErrForkWhileBusy.Error())
-	tm.Send(key(tea.KeyEsc))
+	tm.Send(keyOf(tea.KeyEsc))
 	waitFor(t, tm, "⊘ Aborted")
 	v := finalView(t, tm)
 	if !strings.Contains(v, "Session forked to "+filepath.Base(after)) {
@@ -162,14 +162,14 @@ func TestChatResume(t *testing.T) {
 	tm, _ := start(t, e.opt, 120, 30)
 	typeLine(tm, "/resume")
 	waitFor(t, tm, "Resume session")
-	tm.Send(key(tea.KeyEnter))
+	tm.Send(keyOf(tea.KeyEnter))
 	waitFor(t, tm, msgResumeHookNo)
 	cancel.Lock()
 	cancelSwitch = false
 	cancel.Unlock()
 	typeLine(tm, "/resume")
 	waitFor(t, tm, "Resume session")
-	tm.Send(key(tea.KeyEnter))
+	tm.Send(keyOf(tea.KeyEnter))
 	waitFor(t, tm, "Resumed session", "› the other session's prompt")
 	_ = finalView(t, tm)
 	if got := e.ag.Session().SessionFile(); got != other.SessionFile() {
@@ -309,8 +309,8 @@ func TestChatTreeNavigate(t *testing.T) {
 	waitIdle(t, e)
 	typeLine(tm, "/tree")
 	waitFor(t, tm, "Session tree")
-	tm.Send(key(tea.KeyUp)) // from the leaf (the last answer) to the second prompt
-	tm.Send(key(tea.KeyEnter))
+	tm.Send(keyOf(tea.KeyUp)) // from the leaf (the last answer) to the second prompt
+	tm.Send(keyOf(tea.KeyEnter))
 	waitFor(t, tm, "Moved to ")
 	v := finalView(t, tm)
 	if !strings.Contains(v, "> second prompt") || strings.Contains(v, "› second prompt") {

@@ -110,7 +110,17 @@ func trimBlankEnds(lines []string) []string {
 // appendBlocks renders the blocks of src (whole lines) and appends their
 // lines to out, a blank line between blocks.
 func appendBlocks(out []string, src string, width int) []string {
-	width = max(width, 8)
+	width = max(width, 1)
+	from := len(out)
+	defer func() {
+		// deep nesting (quotes in quotes, indented lists) can outgrow a
+		// narrow width: what does not fit is cut
+		for i := from; i < len(out); i++ {
+			if ansi.StringWidth(out[i]) > width {
+				out[i] = ansi.Truncate(out[i], width, "")
+			}
+		}
+	}()
 	lines := strings.Split(strings.TrimRight(src, "\n"), "\n")
 	blank := func() {
 		if len(out) > 0 && out[len(out)-1] != "" {
@@ -175,7 +185,7 @@ func appendBlocks(out []string, src string, width int) []string {
 				marker := listMarker(raw)
 				text := strings.TrimSpace(raw[indent+len(marker):])
 				i++
-				for i < len(lines) && strings.TrimSpace(lines[i]) != "" && listMarker(lines[i]) == "" &&
+				for i < len(lines) && strings.TrimSpace(lines[i]) != "" && listMarker(lines[i]) == "" && !isFence(strings.TrimSpace(lines[i])) &&
 					len(lines[i])-len(strings.TrimLeft(lines[i], " \t")) > indent {
 					text += " " + strings.TrimSpace(lines[i])
 					i++
@@ -321,7 +331,17 @@ func wrapStyled(s string, width int) []string {
 	if ansi.StringWidth(s) <= width {
 		return []string{s}
 	}
-	return strings.Split(ansi.Wrap(s, width, ""), "\n")
+	lines := strings.Split(ansi.Wrap(s, width, ""), "\n")
+	for i := 0; i < len(lines); i++ {
+		// ansi.Wrap can leave a line a cell too wide (a kept leading space
+		// before a long word): break it hard
+		if ansi.StringWidth(lines[i]) > width {
+			hard := strings.Split(ansi.Hardwrap(lines[i], width, true), "\n")
+			lines = append(lines[:i], append(hard, lines[i+1:]...)...)
+			i += len(hard) - 1
+		}
+	}
+	return lines
 }
 
 // inline renders the inline markup of one paragraph's text, every span in
@@ -448,12 +468,14 @@ func isWordByte(c byte) bool {
 // appendCode renders a fenced code block: highlighted, each line behind a
 // gutter, long lines broken at width.
 func appendCode(out []string, lines []string, lang string, width int) []string {
-	lang = strings.ToLower(strings.Fields(lang + " ")[0])
+	if f := strings.Fields(lang); len(f) > 0 {
+		lang = strings.ToLower(f[0])
+	}
 	if lang != "" {
 		out = append(out, mdDim.Render(lang))
 	}
 	hl := highlighter(lang)
-	inner := max(width-codeGutterW, 4)
+	inner := max(width-codeGutterW, 1)
 	var state hlState
 	for _, l := range lines {
 		l = strings.ReplaceAll(strings.TrimRight(l, "\r"), "\t", "    ")

@@ -168,7 +168,7 @@ func waitIdle(t *testing.T, e *chatEnv) {
 	time.Sleep(50 * time.Millisecond)
 }
 
-func key(k tea.KeyType) tea.KeyMsg { return tea.KeyMsg{Type: k} }
+func keyOf(k tea.KeyType) tea.KeyMsg { return tea.KeyMsg{Type: k} }
 
 // idleWith is the end of the status line once a turn titled title is over.
 func idleWith(title string) string { return "· " + title + " · pts-7 · idle" }
@@ -197,8 +197,8 @@ func TestChatGolden(t *testing.T) {
 		{"tools expanded", false, nil, func(t *testing.T, tm *teatest.TestModel, _ *chatEnv) {
 			typeLine(tm, "use the tool")
 			waitFor(t, tm, "Both ran", idleWith("use the tool"))
-			tm.Send(key(tea.KeyCtrlT))
-			tm.Send(key(tea.KeyCtrlO))
+			tm.Send(keyOf(tea.KeyCtrlT))
+			tm.Send(keyOf(tea.KeyCtrlO))
 			waitFor(t, tm, "It prints six lines.")
 		}},
 		{"narrow", false, nil, func(t *testing.T, tm *teatest.TestModel, _ *chatEnv) {
@@ -234,7 +234,7 @@ func TestChatGolden(t *testing.T) {
 		{"history search", false, func(e *chatEnv) {
 			e.opt.History = &memHistory{prompts: []string{"fix the parser", "refactor the lexer", "fix the lexer too"}}
 		}, func(t *testing.T, tm *teatest.TestModel, _ *chatEnv) {
-			tm.Send(key(tea.KeyCtrlR))
+			tm.Send(keyOf(tea.KeyCtrlR))
 			tm.Type("lex")
 			waitFor(t, tm, "(search) lex")
 		}},
