@@ -325,8 +325,9 @@ func (a *Actions) fork(v, cwd string) (string, error) {
 // id ("%3"), a terminal key ("pts-3") or a session id prefix of the
 // session a pane's agent or breadcrumb names. client names the client to
 // move ("": the most recently active one, preferring one that shows
-// preferSession). It returns the pane and the client moved.
-func (a *Actions) Jump(ctx context.Context, target, client, preferSession string) (Pane, string, error) {
+// the session of the pane fromPane, the caller's own, when it is one of the
+// server's). It returns the pane and the client moved.
+func (a *Actions) Jump(ctx context.Context, target, client, fromPane string) (Pane, string, error) {
 	if a.Mux == nil {
 		return Pane{}, "", ErrNoMux
 	}
@@ -338,7 +339,11 @@ func (a *Actions) Jump(ctx context.Context, target, client, preferSession string
 	if err != nil {
 		return Pane{}, "", err
 	}
-	moved, err := a.Mux.Focus(ctx, p.ID, client, preferSession)
+	prefer := ""
+	if from, ok := snap.PaneByID(fromPane); ok && fromPane != "" {
+		prefer = from.MuxSession
+	}
+	moved, err := a.Mux.Focus(ctx, p.ID, client, prefer)
 	return p, moved, err
 }
 

@@ -180,9 +180,9 @@ func TestJumpTwoClients(t *testing.T) {
 		return n == 2
 	})
 	before := clients()
-	secondID := strings.TrimSpace(w.tmux("display-message", "-p", "-t", "second", "#{session_id}"))
+	fromPane := strings.TrimSpace(w.tmux("display-message", "-p", "-t", "second", "#{pane_id}"))
 	// Jump by session id prefix, as from a pane of session "second".
-	p, moved, err := w.act.Jump(ctx, id[:8], "", secondID)
+	p, moved, err := w.act.Jump(ctx, id[:8], "", fromPane)
 	if err != nil {
 		t.Fatal(err)
 	}

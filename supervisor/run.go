@@ -52,13 +52,21 @@ func (e *Engine) Run(ctx context.Context) error {
 		bell = mux.Changes()
 	}
 	var poll <-chan time.Time
-	if mux != nil && bell == nil {
+	if mux != nil && started && bell == nil {
 		t := time.NewTicker(e.cfg.Poll)
 		defer t.Stop()
 		poll = t.C
 	}
 	resync := time.NewTicker(e.cfg.Resync)
 	defer resync.Stop()
+	// Until the multiplexer is reachable (a supervisor started from a tmux
+	// config runs before the first session exists), try every second.
+	var retry <-chan time.Time
+	if mux != nil && !started {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		retry = t.C
+	}
 
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
@@ -155,13 +163,13 @@ func (e *Engine) Run(ctx context.Context) error {
 			if nextFollow++; nextFollow < len(followUps) {
 				follow.Reset(followUps[nextFollow] - followUps[nextFollow-1])
 			}
-		case <-resync.C:
-			if mux != nil && !started {
-				if err := mux.Start(ctx); err == nil {
-					started = true
-					bell = mux.Changes()
-				}
+		case <-retry:
+			if err := mux.Start(ctx); err == nil {
+				started, retry = true, nil
+				bell = mux.Changes()
+				arm(true)
 			}
+		case <-resync.C:
 			e.watchAll(w)
 			e.sessionsGen.Add(1)
 			if err := doPass(true); err != nil {

@@ -30,7 +30,7 @@ type control struct {
 	replies chan reply
 	done    chan struct{} // closed when the reader ends
 	stop    func()
-	notify  func()        // called on a notification of a layout, window or session change
+	notify  func() // called on a notification of a layout, window or session change
 }
 
 type reply struct {
