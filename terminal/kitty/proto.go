@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -187,10 +188,14 @@ func roundTrip(ctx context.Context, network, address string, frames ...[]byte) (
 	}
 }
 
-// ctxErr prefers the context's error to the deadline error it caused.
+// ctxErr prefers the context's error to the deadline error it caused: the
+// connection's deadline, set from the context's, may fire first.
 func ctxErr(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if dl, ok := ctx.Deadline(); ok && errors.Is(err, os.ErrDeadlineExceeded) && !time.Now().Before(dl) {
+		return context.DeadlineExceeded
 	}
 	return err
 }

@@ -55,12 +55,13 @@ type Process struct {
 	Cwd     string   `json:"cwd,omitempty"`
 }
 
-// Command is the name of what runs in the window's foreground, like tmux's
-// pane_current_command: the base name of the first foreground process's
-// program, else of the window's own.
+// Command is the name of what runs in the window, like tmux's
+// pane_current_command: the base name of the program of the last
+// foreground process other than the window's own (what its shell runs),
+// else of the window's own process.
 func (w Window) Command() string {
-	for _, p := range w.Foreground {
-		if len(p.Cmdline) > 0 {
+	for i := len(w.Foreground) - 1; i >= 0; i-- {
+		if p := w.Foreground[i]; p.PID != w.PID && len(p.Cmdline) > 0 {
 			return filepath.Base(p.Cmdline[0])
 		}
 	}
