@@ -221,7 +221,21 @@ func insideTmux(tc terminalContext) bool {
 	return os.Getenv("TMUX") != ""
 }
 
-// chatShare wires /share; agent.Share (the share script or gh) is not
-// there yet, so /share says so.
+// chatShare wires /share: the session exported to a temporary page and
+// shared by <agent dir>/share or a secret gist (agent.ShareSession, which
+// runs the programs; the chat only shows the outcome, and Esc cancels it).
 func (a *app) chatShare(opt *ui.ChatOptions, current func() *session.Manager, system string, tools []session.ExportTool) {
+	opt.Share = func(ctx context.Context) (string, error) {
+		r, err := agent.ShareSession(ctx, current(), session.ExportOptions{SystemPrompt: system, Tools: tools}, a.paths.Agent, nil)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case r.Message != "":
+			return r.Message, nil
+		case r.URL != "":
+			return "Share URL: " + r.URL, nil
+		}
+		return "Session shared", nil
+	}
 }

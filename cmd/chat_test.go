@@ -88,6 +88,21 @@ func TestTmuxChat(t *testing.T) {
 		t.Errorf("back on the fork the other session still shows:\n%s", sc)
 	}
 
+	// /export with a quoted path, /dump, /share through <agent dir>/share
+	s.typeLine(p, `/export "the fork.html"`)
+	s.waitScreen(p, "Session exported to: ")
+	if page, err := os.ReadFile(filepath.Join(proj, "the fork.html")); err != nil || !strings.Contains(string(page), "session-data") {
+		t.Errorf("/export wrote no page at %q (%v)", filepath.Join(proj, "the fork.html"), err)
+	}
+	s.typeLine(p, "/dump")
+	s.waitScreen(p, "Session copied to clipboard")
+	share := "#!/bin/sh\necho \"https://share.example/$(basename \"$1\")\"\n"
+	if err := os.WriteFile(filepath.Join(e.agentDir(), "share"), []byte(share), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.typeLine(p, "/share")
+	s.waitScreen(p, "Share URL: https://share.example/")
+
 	s.typeLine(p, "/quit")
 	if code := s.wait(p, rc); code != 0 {
 		t.Fatalf("xcsh exited %d:\n%s", code, s.screen(p))
