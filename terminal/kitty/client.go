@@ -60,7 +60,7 @@ func (c *Client) Calls() int64 { return c.calls.Load() }
 // without a deadline gets DefaultTimeout. A command kitty answers with an
 // error gives an *Error.
 func (c *Client) Call(ctx context.Context, cmd string, payload any) (json.RawMessage, error) {
-	f, err := encodeFrame(cmd, payload, false)
+	f, err := encodeFrame(cmd, payload)
 	if err != nil {
 		return nil, &Error{Addr: c.addr, Cmd: cmd, Err: err}
 	}
@@ -229,7 +229,10 @@ func (c *Client) Launch(ctx context.Context, s LaunchSpec) (int, error) {
 }
 
 // Focus focuses window id: its tab becomes the active one and its OS window
-// is raised.
+// is raised. kitty has switched tab and window by the time it answers; the
+// OS window's keyboard focus comes with the window system's focus event, so
+// List may report Focused a moment later when focus moves between OS
+// windows.
 func (c *Client) Focus(ctx context.Context, id int) error {
 	_, err := c.Call(ctx, "focus-window", map[string]any{"match": matchID(id)})
 	return err
@@ -253,7 +256,7 @@ func (c *Client) SendText(ctx context.Context, id int, text string) error {
 		n := min(len(b), sendChunk)
 		f, err := encodeFrame("send-text", map[string]any{
 			"match": matchID(id), "data": "base64:" + base64.StdEncoding.EncodeToString(b[:n]),
-		}, false)
+		})
 		if err != nil {
 			return &Error{Addr: c.addr, Cmd: "send-text", Err: err}
 		}
@@ -264,7 +267,8 @@ func (c *Client) SendText(ctx context.Context, id int, text string) error {
 		return nil
 	}
 	_, err := c.send(ctx, "send-text", frames...)
-	// Success is silence: kitty closes the connection without a reply.
+	// kitty 0.26 answers a successful send-text with silence; current kitty
+	// answers ok. Both answer a failure.
 	if errors.Is(err, ErrNoResponse) {
 		return nil
 	}

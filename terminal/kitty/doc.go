@@ -16,21 +16,27 @@
 // "is_active_window" and the active tab "is_active_tab"; current kitty says
 // "is_active" for both.
 //
-// Quirks that shaped the code (terminal-facts.md, section 4):
+// Quirks that shaped the code (terminal-facts.md, section 4, and the tests
+// here against kitty 0.26.5):
 //
 //   - kitty 0.26 handles a socket command only when the client half-closes
-//     the connection or after about 300 ms; the client therefore shuts its
-//     write side down after each command. Current kitty answers either way.
+//     the connection, or after about 300 ms; the client therefore shuts its
+//     write side down after each command. Current kitty handles a command
+//     as soon as its frame is complete, and at end of input too (source).
 //   - Payload keys are not the CLI flag names, and kitty silently ignores
 //     unknown keys: the window title is "window_title", not "title".
 //   - A window's "is_focused" is true for the active window of an inactive
 //     tab; Window.Focused is computed from the OS window, tab and window.
-//   - send-text never answers when it succeeds (0.26 by design, current
-//     kitty because its client asks for no answer); an error is answered.
+//   - kitty 0.26 does not answer a send-text that succeeded, it closes the
+//     connection; current kitty answers ok. Both answer a failure, so no
+//     command is sent with "no_response", which would hide a missing window.
 //   - With remote control off, kitty creates no socket at all: the call fails
 //     to connect. Calls then return ErrRemoteControlDisabled, and SetupHelp
 //     says what to add to kitty.conf.
 //   - kitty pushes no events: a long-running caller polls List.
+//   - Focus switches tab and window before kitty answers, but focus moving
+//     to another OS window shows in List only once the window system's focus
+//     event arrives.
 //
 // The mapping to the supervisor's Multiplexer (pane = kitty window): a
 // MuxPane's ID is the window id in decimal, Window the tab id, MuxSession the

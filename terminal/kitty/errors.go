@@ -12,7 +12,7 @@ var (
 	// does not exist or refuses connections is reported this way too, as is
 	// kitty's own refusal; a kitty that is not running looks the same.
 	// SetupHelp explains the fix.
-	ErrRemoteControlDisabled = errors.New("kitty remote control is not enabled")
+	ErrRemoteControlDisabled = errors.New("kitty remote control is off, or kitty is not running")
 	// ErrNoAddress: no socket address is known: KITTY_LISTEN_ON is not set.
 	// Inside a kitty window that means kitty listens on no socket, and
 	// FromEnv reports ErrRemoteControlDisabled as well.

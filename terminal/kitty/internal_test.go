@@ -82,7 +82,7 @@ func TestAppendASCIIJSON(t *testing.T) {
 
 func TestEncodeFrame(t *testing.T) {
 	t.Parallel()
-	f, err := encodeFrame("focus-window", map[string]any{"match": "id:2"}, false)
+	f, err := encodeFrame("focus-window", map[string]any{"match": "id:2"})
 	if err != nil {
 		t.Fatal(err)
 	}

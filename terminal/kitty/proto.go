@@ -58,10 +58,9 @@ func ParseAddress(addr string) (network, address string, err error) {
 
 // request is one command as kitty reads it.
 type request struct {
-	Cmd        string `json:"cmd"`
-	Version    [3]int `json:"version"`
-	NoResponse bool   `json:"no_response,omitempty"`
-	Payload    any    `json:"payload,omitempty"`
+	Cmd     string `json:"cmd"`
+	Version [3]int `json:"version"`
+	Payload any    `json:"payload,omitempty"`
 }
 
 // response is kitty's reply.
@@ -76,8 +75,12 @@ type response struct {
 // so no ESC reaches the frame unescaped; non-ASCII is escaped as well, as
 // kitty's own clients do, so nothing in the frame can look like a C1 string
 // terminator to kitty's escape-code parser.
-func encodeFrame(cmd string, payload any, noResponse bool) ([]byte, error) {
-	js, err := json.Marshal(request{Cmd: cmd, Version: ProtocolVersion, NoResponse: noResponse, Payload: payload})
+//
+// No command asks for no response ("no_response"): kitty then closes the
+// connection unanswered even on failure, and a missing window would go
+// unnoticed.
+func encodeFrame(cmd string, payload any) ([]byte, error) {
+	js, err := json.Marshal(request{Cmd: cmd, Version: ProtocolVersion, Payload: payload})
 	if err != nil {
 		return nil, err
 	}
