@@ -317,3 +317,73 @@ func TestChatTreeNavigate(t *testing.T) {
 		t.Errorf("after moving to the second prompt's parent:\n%s", v)
 	}
 }
+
+// TestChatSmallCommands: /name, /label, /thinking, /model and /new.
+func TestChatSmallCommands(t *testing.T) {
+	e := newChatEnv(t, false)
+	var mu sync.Mutex
+	var setTo string
+	e.opt.Models = func() []string { return []string{"scripted/test", "scripted/other"} }
+	e.opt.SetModel = func(ref string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		setTo = ref
+		if ref == "bad/model" {
+			return errors.New("unknown model")
+		}
+		return nil
+	}
+	tm, _ := start(t, e.opt, 120, 40)
+	typeLine(tm, "first prompt")
+	waitFor(t, tm, "› first prompt")
+	waitIdle(t, e)
+	typeLine(tm, `/name "Parser work"`)
+	waitFor(t, tm, "Session name: Parser work", "· Parser work · pts-7 · idle")
+	typeLine(tm, "/label checkpoint")
+	waitFor(t, tm, `"checkpoint"`)
+	typeLine(tm, "/thinking extreme")
+	waitFor(t, tm, `Unknown thinking level "extreme"`)
+	typeLine(tm, "/thinking high")
+	waitFor(t, tm, "Thinking level: off (the model cannot think)")
+	typeLine(tm, "/model")
+	waitFor(t, tm, "* scripted/test", "  scripted/other")
+	typeLine(tm, "/model bad/model")
+	waitFor(t, tm, "Model not changed: unknown model")
+	typeLine(tm, "/nonsense")
+	waitFor(t, tm, "Unknown command /nonsense.")
+	typeLine(tm, "/new")
+	waitFor(t, tm, "New session started")
+	v := finalView(t, tm)
+	if strings.Contains(v, "› first prompt") {
+		t.Errorf("after /new the old transcript shows:\n%s", v)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if setTo != "bad/model" {
+		t.Errorf("SetModel got %q", setTo)
+	}
+}
+
+// TestChatTreeSummary: s in the tree moves the leaf with a branch summary,
+// which the transcript then shows.
+func TestChatTreeSummary(t *testing.T) {
+	e := newChatEnv(t, false)
+	tm, _ := start(t, e.opt, 100, 30)
+	for _, p := range []string{"first prompt", "second prompt"} {
+		typeLine(tm, p)
+		waitFor(t, tm, "› "+p)
+		waitIdle(t, e)
+	}
+	typeLine(tm, "/tree")
+	waitFor(t, tm, "Session tree")
+	tm.Send(keyOf(tea.KeyUp))
+	tm.Send(keyOf(tea.KeyUp)) // the first answer
+	tm.Type("s")
+	waitFor(t, tm, "Summary of the branch you leave")
+	typeLine(tm, "Asked a second time; nothing new.")
+	waitFor(t, tm, "with a branch summary")
+	v := finalView(t, tm)
+	if !strings.Contains(v, "⎇ Branch summary") || !strings.Contains(v, "Asked a second time; nothing new.") || strings.Contains(v, "› second prompt") {
+		t.Errorf("after moving with a summary:\n%s", v)
+	}
+}
