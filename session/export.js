@@ -8,10 +8,15 @@
   // ---------------------------------------------------------------- data
 
   function loadData() {
-    const el = document.getElementById('session-data');
-    const bin = atob(el.textContent.trim());
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const b64 = document.getElementById('session-data').textContent.trim();
+    let bytes;
+    if (typeof Uint8Array.fromBase64 === 'function') {
+      bytes = Uint8Array.fromBase64(b64);
+    } else {
+      const bin = atob(b64);
+      bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    }
     return JSON.parse(new TextDecoder('utf-8').decode(bytes));
   }
 
@@ -1289,17 +1294,49 @@
     }
   }
 
-  function renderMessages() {
+  // A path of up to EAGER entries is drawn whole; a longer one from its last
+  // WINDOW entries (or from just before the target), with a button that
+  // draws earlier entries, EARLIER at a time, so that a session of many
+  // thousand messages opens quickly.
+  const EAGER = 1000;
+  const WINDOW = 500;
+  const EARLIER = 2000;
+
+  function renderRange(path, pairs, from, to) {
+    const frag = document.createDocumentFragment();
+    for (let i = from; i < to; i++) {
+      const node = renderMessage(path[i], i, pairs);
+      if (node) frag.appendChild(node);
+    }
+    return frag;
+  }
+
+  function earlierButton(path, pairs, from) {
+    const button = el('button', { type: 'button', class: 'earlier', text: 'Show ' + from + ' earlier entries' });
+    button.addEventListener('click', () => {
+      const start = Math.max(0, from - EARLIER);
+      const frag = document.createDocumentFragment();
+      if (start > 0) frag.appendChild(earlierButton(path, pairs, start));
+      frag.appendChild(renderRange(path, pairs, start, from));
+      const content = document.getElementById('content');
+      const below = content.scrollHeight - content.scrollTop;
+      button.replaceWith(frag);
+      content.scrollTop = content.scrollHeight - below;
+    });
+    return button;
+  }
+
+  function renderMessages(target) {
     const main = document.getElementById('messages');
     const path = currentLeaf ? pathTo(currentLeaf) : [];
     const pairs = pairResults(path);
-    const frag = document.createDocumentFragment();
-    path.forEach((e, i) => {
-      const node = renderMessage(e, i, pairs);
-      if (node) frag.appendChild(node);
-    });
+    let from = path.length > EAGER ? path.length - WINDOW : 0;
+    const at = target ? path.findIndex((e) => e.id === target) : -1;
+    if (at >= 0 && at < from) from = Math.max(0, at - 20);
+    const frag = renderRange(path, pairs, from, path.length);
     main.textContent = '';
-    if (!frag.childNodes.length) main.appendChild(el('div', { class: 'empty', text: 'No messages.' }));
+    if (from > 0) main.appendChild(earlierButton(path, pairs, from));
+    if (!frag.childNodes.length && from === 0) main.appendChild(el('div', { class: 'empty', text: 'No messages.' }));
     main.appendChild(frag);
   }
 
@@ -1326,7 +1363,7 @@
   function selectLeaf(id, target) {
     currentLeaf = id;
     renderTree();
-    renderMessages();
+    renderMessages(target);
     try {
       const p = new URLSearchParams(window.location.search);
       if (id) p.set('leafId', id);
@@ -1416,7 +1453,7 @@
 
   renderHeader();
   renderTree();
-  renderMessages();
+  renderMessages(params.targetId);
   document.getElementById('toggle-thinking').setAttribute('aria-pressed', 'true');
   document.getElementById('toggle-tools').setAttribute('aria-pressed', 'false');
   if (!(params.targetId && showTarget(params.targetId))) scrollToBottom();

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/url"
 	"os"
@@ -362,6 +363,68 @@ func TestExportBrowserEmpty(t *testing.T) {
 	}
 	if !strings.Contains(dom, "No messages.") || !strings.Contains(dom, "0 / 0 entries") {
 		t.Errorf("empty session page: %s", section(t, dom, "<body>", "</main>"))
+	}
+}
+
+// TestExportBrowserLong opens a 1,200-entry path: the page draws its end
+// (here from just before the ?targetId entry) and earlier entries on demand.
+func TestExportBrowserLong(t *testing.T) {
+	t.Parallel()
+	opt, home := testOptions(t)
+	m := Create(opt, filepath.Join(home, "proj"), "")
+	var ids []string
+	for i := 0; i < 600; i++ {
+		ids = append(ids, mustAppend(t)(m.AppendMessage(userMsg(fmt.Sprintf("LONG-USER-%04d", i)))))
+		ids = append(ids, mustAppend(t)(m.AppendMessage(assistantMsg(fmt.Sprintf("LONG-ASSISTANT-%04d", i)))))
+	}
+	script := `<script>
+(function () {
+  const r = {};
+  const main = () => document.getElementById('messages').textContent;
+  const button = document.querySelector('#messages button.earlier');
+  r.button = button ? button.textContent : '';
+  r.first = main().includes('LONG-USER-0000');
+  r.before = main().includes('LONG-ASSISTANT-0139');
+  r.target = main().includes('LONG-USER-0150');
+  r.last = main().includes('LONG-ASSISTANT-0599');
+  const hl = document.querySelector('#messages .msg.highlight');
+  r.highlight = hl ? hl.getAttribute('data-id') : '';
+  r.rows = document.querySelectorAll('#tree .tree-node').length;
+  button.click();
+  r.firstAfter = main().includes('LONG-USER-0000');
+  r.buttonAfter = !!document.querySelector('#messages button.earlier');
+  r.shown = document.querySelectorAll('#messages .msg').length;
+  const pre = document.createElement('pre');
+  pre.id = 'test-results';
+  pre.textContent = JSON.stringify(r);
+  document.body.appendChild(pre);
+})();
+</script>`
+	page := string(exportPage(t, m, ExportOptions{}))
+	p := filepath.Join(t.TempDir(), "long.html")
+	if err := os.WriteFile(p, []byte(strings.Replace(withoutCSP(page), "</body>", script+"</body>", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dom, log := browse(t, p, "targetId="+ids[300])
+	if bad := consoleProblems(log); len(bad) > 0 {
+		t.Errorf("console: %s", strings.Join(bad, "\n"))
+	}
+	raw := html.UnescapeString(section(t, dom, `<pre id="test-results">`, "</pre>")[len(`<pre id="test-results">`):])
+	var r struct {
+		Button, Highlight                                    string
+		First, Before, Target, Last, FirstAfter, ButtonAfter bool
+		Rows, Shown                                          int
+	}
+	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		t.Fatalf("results %q: %v", raw, err)
+	}
+	want := struct {
+		Button, Highlight                                    string
+		First, Before, Target, Last, FirstAfter, ButtonAfter bool
+		Rows, Shown                                          int
+	}{"Show 280 earlier entries", ids[300], false, false, true, true, true, false, 1200, 1200}
+	if r != want {
+		t.Errorf("long session page:\n got %+v\nwant %+v", r, want)
 	}
 }
 
