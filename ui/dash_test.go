@@ -1,0 +1,347 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/xcsh-dev/xcsh/session"
+	"github.com/xcsh-dev/xcsh/supervisor"
+)
+
+// The dashboard's tests run on a fixed world: a snapshot of five panes and
+// an agent outside tmux, session files in a temporary directory, a fixed
+// clock, and a Do that records intents instead of acting.
+
+var dashNow = time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC)
+
+const dashHome = "/home/u"
+
+// dashWorld is one test's fixture.
+type dashWorld struct {
+	t     testing.TB
+	dir   string
+	snap  supervisor.Snapshot
+	infos map[string]session.SessionInfo
+	all   []session.SessionInfo
+
+	mu      sync.Mutex
+	intents []DashIntent
+	result  DashResult
+	err     error
+}
+
+// path is a session file of the world.
+func (w *dashWorld) path(name string) string { return filepath.Join(w.dir, name+".jsonl") }
+
+// writeSession writes a session file: a header, then messages as
+// role/text pairs.
+func (w *dashWorld) writeSession(name, id, cwd, title string, msgs ...string) {
+	w.t.Helper()
+	var b strings.Builder
+	h := map[string]any{"type": "session", "version": 3, "id": id, "timestamp": "2026-01-15T10:00:00.000Z", "cwd": cwd}
+	if title != "" {
+		h["title"] = title
+	}
+	line, _ := json.Marshal(h)
+	b.Write(line)
+	b.WriteByte('\n')
+	for i := 0; i+1 < len(msgs); i += 2 {
+		b.WriteString(dashMessageLine(fmt.Sprintf("%s-%d", id, i), msgs[i], msgs[i+1]))
+	}
+	if err := os.WriteFile(w.path(name), []byte(b.String()), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// dashMessageLine is a message entry line.
+func dashMessageLine(id, role, text string) string {
+	var content any = text
+	if role == "assistant" {
+		content = []any{map[string]any{"type": "text", "text": text}}
+	}
+	line, _ := json.Marshal(map[string]any{"type": "message", "id": id, "parentId": nil, "timestamp": "2026-01-15T10:00:00.000Z",
+		"message": map[string]any{"role": role, "content": content, "timestamp": 1}})
+	return string(line) + "\n"
+}
+
+func (w *dashWorld) appendMessage(name, id, role, text string) {
+	w.t.Helper()
+	f, err := os.OpenFile(w.path(name), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(dashMessageLine(id, role, text)); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func newDashWorld(t testing.TB) *dashWorld {
+	t.Helper()
+	w := &dashWorld{t: t, dir: t.TempDir(), infos: map[string]session.SessionInfo{}}
+	w.writeSession("lexer", "aa01", dashHome+"/proj", "Refactor the lexer",
+		"user", "the lexer is slow: it allocates per token",
+		"assistant", "I'll pool the token buffers. May I run the benchmarks?")
+	w.writeSession("parser", "aa02", dashHome+"/web", "",
+		"user", "fix the parser on CRLF input",
+		"assistant", "Normalising line ends in the reader.")
+	w.writeSession("deploy", "aa03", dashHome+"/web", "Deploy the frobnicator",
+		"user", "deploy to staging", "assistant", "Deployed.")
+	w.writeSession("docs", "aa04", "/srv/docs", "Write the docs",
+		"user", "document the kubernetes setup", "assistant", "Done: docs/setup.md.")
+	w.writeSession("bench", "aa05", dashHome+"/proj", "Benchmarks",
+		"user", "benchmark the scanner", "assistant", "Running.")
+	w.writeSession("old", "aa06", dashHome+"/old", "An old experiment",
+		"user", "try a vacuum of the database", "assistant", "Vacuumed.")
+	ages := map[string]time.Duration{"lexer": 20 * time.Second, "parser": 5 * time.Second, "deploy": 2 * time.Hour,
+		"docs": 40 * time.Minute, "bench": time.Minute, "old": 9 * 24 * time.Hour}
+	for _, name := range []string{"parser", "lexer", "bench", "docs", "deploy", "old"} {
+		info, ok := session.ReadSessionInfo(session.FileStorage{}, w.path(name))
+		if !ok {
+			t.Fatalf("session %s unreadable", name)
+		}
+		info.Modified = dashNow.Add(-ages[name])
+		w.infos[info.Path] = info
+		w.all = append(w.all, info)
+	}
+	ref := func(name, title, cwd string) *supervisor.SessionRef {
+		return &supervisor.SessionRef{Path: w.path(name), Title: title, Cwd: cwd, Exists: true}
+	}
+	pane := func(sess, sname string, win int, id, cwd, fg, fgCmd string, agentPID int, visible bool, s *supervisor.SessionRef) supervisor.Pane {
+		return supervisor.Pane{MuxPane: supervisor.MuxPane{Server: "tmux -L work", MuxSession: sess, MuxSessionName: sname,
+			WindowIndex: win, Window: fmt.Sprintf("@%d", win), ID: id, Cwd: cwd, Active: visible, Visible: visible},
+			Foreground: fg, ForegroundCommand: fgCmd, Agent: agentPID, Session: s}
+	}
+	w.snap = supervisor.Snapshot{
+		Seq: 7, At: dashNow, Server: "tmux -L work",
+		Panes: []supervisor.Pane{
+			pane("$0", "main", 0, "%0", dashHome+"/proj", supervisor.FgProgram, "xcsh", 0, true, nil),
+			pane("$0", "main", 0, "%1", dashHome+"/proj", supervisor.FgAgent, "xcsh", 101, false, ref("lexer", "Refactor the lexer", dashHome+"/proj")),
+			pane("$0", "main", 1, "%2", dashHome+"/web", supervisor.FgAgent, "xcsh", 102, false, ref("parser", "", dashHome+"/web")),
+			pane("$0", "main", 1, "%3", dashHome+"/web", supervisor.FgShell, "bash", 0, false, ref("deploy", "Deploy the frobnicator", dashHome+"/web")),
+			pane("$1", "side", 0, "%4", "/srv/docs", supervisor.FgAgent, "xcsh", 104, false, ref("docs", "Write the docs", "/srv/docs")),
+			pane("$1", "side", 0, "%5", dashHome, supervisor.FgShell, "zsh", 0, false, nil),
+		},
+		Agents: []supervisor.Agent{
+			{PID: 101, State: "waiting", Since: dashNow.Add(-3 * time.Minute), UpdatedAt: dashNow.Add(-3 * time.Minute), Cwd: dashHome + "/proj",
+				SessionFile: w.path("lexer"), SessionID: "aa01", Title: "Refactor the lexer", Model: "anthropic/claude-sonnet-4-5", Pane: "%1"},
+			{PID: 102, State: "busy", Since: dashNow.Add(-12 * time.Second), UpdatedAt: dashNow.Add(-12 * time.Second), Cwd: dashHome + "/web",
+				SessionFile: w.path("parser"), SessionID: "aa02", Model: "openai/gpt-5", Pane: "%2"},
+			{PID: 104, State: "idle", Since: dashNow.Add(-40 * time.Minute), UpdatedAt: dashNow.Add(-40 * time.Minute), Cwd: "/srv/docs",
+				SessionFile: w.path("docs"), SessionID: "aa04", Title: "Write the docs", Model: "scripted/demo", Pane: "%4"},
+			{PID: 105, State: "busy", Since: dashNow.Add(-time.Minute), UpdatedAt: dashNow.Add(-time.Minute), Cwd: dashHome + "/proj",
+				SessionFile: w.path("bench"), SessionID: "aa05", Title: "Benchmarks", Model: "scripted/demo"},
+		},
+		Counts: map[string]int{"waiting": 1, "busy": 2, "idle": 1},
+	}
+	return w
+}
+
+// options are the dashboard's options on the world.
+func (w *dashWorld) options() DashOptions {
+	return DashOptions{
+		Initial:  w.snap,
+		SelfPane: "%0",
+		Notify:   true,
+		Now:      func() time.Time { return dashNow },
+		Home:     dashHome,
+		Infos: func(paths []string) []session.SessionInfo {
+			var out []session.SessionInfo
+			for _, p := range paths {
+				if in, ok := w.infos[p]; ok {
+					out = append(out, in)
+				}
+			}
+			return out
+		},
+		AllSessions: func() []session.SessionInfo { return w.all },
+		Do: func(_ context.Context, in DashIntent) (DashResult, error) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.intents = append(w.intents, in)
+			return w.result, w.err
+		},
+	}
+}
+
+// done returns the intents carried out so far.
+func (w *dashWorld) done() []DashIntent {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]DashIntent(nil), w.intents...)
+}
+
+// run feeds msg to the dashboard and runs every command it returns, as
+// the program would, until none is left; a tick is not waited for.
+func run(d *Dash, msg tea.Msg) {
+	queue := []tea.Msg{msg}
+	for len(queue) > 0 {
+		m := queue[0]
+		queue = queue[1:]
+		_, cmd := d.Update(m)
+		queue = append(queue, drain(cmd)...)
+	}
+}
+
+func drain(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var m tea.Msg
+	select {
+	case m = <-done:
+	case <-time.After(50 * time.Millisecond):
+		return nil // a tick or a wait for a change
+	}
+	switch m := m.(type) {
+	case nil, dashTickMsg, tea.QuitMsg:
+		return nil
+	case tea.BatchMsg:
+		var out []tea.Msg
+		for _, c := range m {
+			out = append(out, drain(c)...)
+		}
+		return out
+	default:
+		return []tea.Msg{m}
+	}
+}
+
+// newTestDash is a dashboard on the world that has taken its first
+// snapshot, session details and preview.
+func newTestDash(w *dashWorld, opt DashOptions) *Dash {
+	d := NewDash(opt)
+	d.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for _, m := range drain(d.Init()) {
+		run(d, m)
+	}
+	return d
+}
+
+func keyRunes(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+
+var (
+	dkEnter = tea.KeyMsg{Type: tea.KeyEnter}
+	dkEsc   = tea.KeyMsg{Type: tea.KeyEsc}
+	dkDown  = tea.KeyMsg{Type: tea.KeyDown}
+	dkUp    = tea.KeyMsg{Type: tea.KeyUp}
+	dkTab   = tea.KeyMsg{Type: tea.KeyTab}
+)
+
+// press feeds keys and runs what they start.
+func pressDash(d *Dash, keys ...tea.KeyMsg) {
+	for _, k := range keys {
+		run(d, k)
+	}
+}
+
+// selectPane moves the cursor to the row of pane id.
+func selectRow(t *testing.T, d *Dash, key string) {
+	t.Helper()
+	for i, ri := range d.visible {
+		if d.rows[ri].key == key {
+			d.cursor, d.selKey = i, key
+			d.scrollToCursor()
+			run(d, nil)
+			for _, m := range drain(d.syncPreview(false)) {
+				run(d, m)
+			}
+			return
+		}
+	}
+	t.Fatalf("no row %s among %d", key, len(d.visible))
+}
+
+// dashGolden compares got with testdata/dash/<name>.golden (rewritten with
+// -update).
+func dashGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "dash", name+".golden")
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs; got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// TestDashGolden renders the main screens at 80x24 on the fixed clock
+// through a real bubbletea program (teatest) and compares them with
+// testdata/dash/*.golden. Regenerate with `go test ./ui -run TestDashGolden -update`.
+func TestDashGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		size  [2]int
+		snap  func(*dashWorld)
+		keys  func(tm *teatest.TestModel)
+		until string
+		first string // shown once the details and the preview are in
+	}{
+		{name: "live", until: "May I run the benchmarks?"},
+		{name: "by_project", keys: func(tm *teatest.TestModel) { tm.Type("g") }, until: "· project ·"},
+		{name: "sort_name", keys: func(tm *teatest.TestModel) { tm.Type("ss") }, until: "by name"},
+		{name: "filter_text", keys: func(tm *teatest.TestModel) { tm.Type("/crlf") }, until: "Normalising line ends"},
+		{name: "all_sessions", keys: func(tm *teatest.TestModel) { tm.Send(tea.KeyMsg{Type: tea.KeyTab}) }, until: "An old experiment"},
+		{name: "resume_target", keys: func(tm *teatest.TestModel) { tm.Type("jjjr") }, until: "idle shell %5"},
+		{name: "close_confirm", keys: func(tm *teatest.TestModel) { tm.Type("x") }, until: "y/n"},
+		{name: "help", keys: func(tm *teatest.TestModel) { tm.Type("?") }, until: "xcsh dash — keys"},
+		{name: "narrow", size: [2]int{50, 16}, first: "the benchmarks?", until: "the benchmarks?"},
+		{name: "empty", snap: func(w *dashWorld) {
+			w.snap = supervisor.Snapshot{Seq: 1, At: dashNow, Server: "tmux -L work", Counts: map[string]int{}}
+		}, until: "No terminals or agents yet.", first: "No terminals or agents yet."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newDashWorld(t)
+			if tt.snap != nil {
+				tt.snap(w)
+			}
+			size := tt.size
+			if size[0] == 0 {
+				size = [2]int{80, 24}
+			}
+			tm := teatest.NewTestModel(t, NewDash(w.options()), teatest.WithInitialTermSize(size[0], size[1]))
+			first := tt.first
+			if first == "" {
+				first = "May I run the benchmarks?"
+			}
+			teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), first) },
+				teatest.WithDuration(5*time.Second))
+			if tt.keys != nil {
+				tt.keys(tm)
+			}
+			if tt.until != first {
+				teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), tt.until) },
+					teatest.WithDuration(5*time.Second))
+			}
+			if err := tm.Quit(); err != nil {
+				t.Fatal(err)
+			}
+			d := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Dash)
+			dashGolden(t, tt.name, d.View()+"\n")
+		})
+	}
+}
