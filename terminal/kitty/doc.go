@@ -6,7 +6,8 @@
 // (KITTY_LISTEN_ON) itself, one connection per call: a command is
 // ESC P @kitty-cmd <JSON> ESC \ and the reply comes back framed the same way.
 // The Python client `kitty @` of the kitty Debian 12 ships (0.26) costs about
-// half a second a call; a call here costs about 1 ms (focus) to 5 ms (ls).
+// half a second a call; a call here costs milliseconds (BenchmarkList,
+// BenchmarkFocus).
 //
 // Versions. Every command says which client version sent it, and kitty
 // refuses a client newer than itself, comparing major and minor only. The

@@ -122,8 +122,11 @@ func TestLaunchTwoAndList(t *testing.T) {
 	if !slices.Contains(environ(t, wa.PID), "XCSH_AGENT=alpha é") {
 		t.Errorf("window a's process lacks the env it was launched with")
 	}
-	// b runs sh -c 'sleep 301': sh is the leader, sleep the foreground.
-	if fg := wb.Foreground[len(wb.Foreground)-1]; fg.PID == wb.PID && len(wb.Foreground) == 1 && wb.Command() != "sleep" {
+	// b runs sh -c 'sleep 301': sh is the window's process, and sleep runs
+	// in the foreground.
+	if !slices.ContainsFunc(wb.Foreground, func(p kitty.Process) bool {
+		return strings.Join(p.Cmdline, " ") == "sleep 301" && p.PID != wb.PID && p.Cwd == dirB
+	}) {
 		t.Errorf("window b foreground %+v", wb.Foreground)
 	}
 	// Launched without Focus: neither takes the focus nor is shown.
