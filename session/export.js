@@ -223,10 +223,14 @@
     spec.words = new Set((spec.kw || '').split(' ').filter(Boolean));
   }
 
+  const own = (obj, k) => Object.prototype.hasOwnProperty.call(obj, k);
+
+  // langOf names the highlighter for a fence's info string or a file
+  // extension; session text never reaches an inherited property.
   function langOf(name) {
     const k = str(name).toLowerCase().replace(/^\./, '');
-    if (LANGS[k]) return k;
-    return ALIASES[k] || '';
+    if (own(LANGS, k)) return k;
+    return own(ALIASES, k) ? ALIASES[k] : '';
   }
 
   function langOfPath(path) {
@@ -241,7 +245,7 @@
   // highlight appends code to parent as text nodes and spans for keywords,
   // strings, comments and numbers.
   function highlight(parent, code, lang) {
-    const spec = LANGS[lang];
+    const spec = own(LANGS, lang) ? LANGS[lang] : null;
     if (!spec) {
       parent.appendChild(document.createTextNode(code));
       return;
@@ -949,7 +953,13 @@
       const e = row.node.entry;
       if (!visible(e, currentLeaf, tokens)) continue;
       shown++;
-      const [kind, text] = nodeText(e);
+      let kind = '';
+      let text;
+      try {
+        [kind, text] = nodeText(e);
+      } catch (err) {
+        text = '[' + str(e.type) + ']';
+      }
       const onPath = active.has(e.id);
       const label = labels.get(e.id);
       const div = el('div', {
@@ -1305,7 +1315,13 @@
   function renderRange(path, pairs, from, to) {
     const frag = document.createDocumentFragment();
     for (let i = from; i < to; i++) {
-      const node = renderMessage(path[i], i, pairs);
+      let node;
+      try {
+        node = renderMessage(path[i], i, pairs);
+      } catch (err) {
+        // One entry of an unexpected shape must not cost the rest of the page.
+        node = el('div', { class: 'msg error-text', 'data-id': path[i].id, text: 'Entry ' + str(path[i].id) + ' cannot be shown: ' + err });
+      }
       if (node) frag.appendChild(node);
     }
     return frag;

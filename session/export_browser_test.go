@@ -348,6 +348,43 @@ func TestExportBrowserInteraction(t *testing.T) {
 	check("Ctrl+O expands tool output", allAre(r.OutputsBefore, false) && allAre(r.OutputsAfter, true))
 }
 
+// TestExportBrowserOddShapes opens a session whose entries have every field
+// of an unexpected type, ids such as "__proto__", a parent cycle, an orphan
+// and a self-parent: the page draws every entry without a script error.
+func TestExportBrowserOddShapes(t *testing.T) {
+	t.Parallel()
+	m, err := Load(Options{}, "testdata/export/odd-shapes.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "odd.html")
+	if _, err := ExportFile(m, p, "", ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dom, log := browse(t, p, "")
+	if bad := consoleProblems(log); len(bad) > 0 {
+		t.Errorf("console: %s", strings.Join(bad, "\n"))
+	}
+	main := text(section(t, dom, `<main id="messages"`, "</main>"))
+	for _, w := range []string{"ODD-STRING-CONTENT", "ODD-FENCES", "ODD-PROTO", "ODD-CTOR", "ODD-RESULT-STRING", "ODD-PROTO-ROLE", "ODD-LAST", "ODD-TIP", "[a](javascript:alert(1))", "c1", "c2"} {
+		if !strings.Contains(main, w) {
+			t.Errorf("messages lack %q", w)
+		}
+	}
+	if strings.Contains(main, "cannot be shown") {
+		t.Errorf("an entry failed to render: %s", main)
+	}
+	tree := text(section(t, dom, `<nav id="tree"`, "</nav>"))
+	for _, w := range []string{"ODD-ORPHAN", "ODD-SELF", "ODD-TIP"} {
+		if !strings.Contains(tree, w) {
+			t.Errorf("tree lacks %q", w)
+		}
+	}
+	if badLinkRE.MatchString(dom) || strings.Contains(dom, "<img src=") {
+		t.Error("odd shapes produced a script link or an unchecked image")
+	}
+}
+
 // TestExportBrowserEmpty opens the page of a session without entries.
 func TestExportBrowserEmpty(t *testing.T) {
 	t.Parallel()
