@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/xcsh-dev/xcsh/agent"
 	"github.com/xcsh-dev/xcsh/config"
 	"github.com/xcsh-dev/xcsh/session"
 	"github.com/xcsh-dev/xcsh/supervisor"
@@ -302,8 +303,9 @@ func (a *app) demoWithoutAttach(ctx context.Context, paths config.Paths, panes [
 				answered++
 			}
 		}
-		if answered >= len(panes) {
-			break
+		lives, _ := agent.ReadLive(paths.Agents)
+		if answered >= len(panes) && len(lives) == 0 {
+			break // every agent answered and exited
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("demo: %d of %d agents answered within a minute", answered, len(panes))

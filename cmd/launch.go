@@ -98,7 +98,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 func (a *app) launchCommand() *cobra.Command {
 	var (
 		split, sessionName, cwd, resume, fork, target string
-		window, asJSON, keepShell, focus               bool
+		window, asJSON, keepShell, focus              bool
 	)
 	c := &cobra.Command{
 		Use:   "launch [flags] [-- agent args...]",

@@ -88,6 +88,15 @@ func SpawnArgs(s Spawn) ([]string, error) {
 
 // Spawn creates a pane and returns it, with its id, tty and pid.
 func (c *Client) Spawn(ctx context.Context, s Spawn) (Pane, error) {
+	if s.Kind == KindWindow && strings.HasPrefix(s.Target, "%") {
+		// new-window takes a window target ("can't specify pane here"):
+		// the pane's session, at its next free index.
+		p, err := c.PaneByID(ctx, s.Target)
+		if err != nil {
+			return Pane{}, err
+		}
+		s.Target = p.SessionID + ":"
+	}
 	args, err := SpawnArgs(s)
 	if err != nil {
 		return Pane{}, err
