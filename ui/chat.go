@@ -737,18 +737,19 @@ func (c *Chat) separator() string {
 }
 
 // status is the status line: model, thinking level, tokens, cost, title,
-// terminal key and state.
+// terminal key and state. When it does not fit, the tokens go first, then
+// the title, then the thinking level; the state always shows.
 func (c *Chat) status() string {
 	s := c.snap
 	model := s.model
 	if model == "" {
 		model = "no model"
 	}
-	left := stModel.Render(model)
+	thinking := ""
 	if s.thinking != "" {
-		left += stStatus.Render(" · thinking " + s.thinking)
+		thinking = " · thinking " + s.thinking
 	} else if c.ag != nil {
-		left += stStatus.Render(" · thinking off")
+		thinking = " · thinking off"
 	}
 	tokens := fmt.Sprintf("↑%s ↓%s", humanTokens(s.usage.Input+s.usage.CacheRead+s.usage.CacheWrite), humanTokens(s.usage.Output))
 	if s.usage.Cost > 0 || c.ag != nil {
@@ -765,31 +766,39 @@ func (c *Chat) status() string {
 	if c.turn {
 		stateText += " " + c.opt.Now().Sub(c.since).Truncate(time.Second).String()
 	}
+	stateStyle := stStatus
 	if state == agent.StateBusy || state == agent.StateWaiting {
-		stateText = stBusy.Render(stateText)
-	} else {
-		stateText = stStatus.Render(stateText)
+		stateStyle = stBusy
 	}
 	key := c.opt.TerminalKey
 	if key == "" {
 		key = "no terminal"
 	}
-	right := stStatus.Render(tokens+" · ") + "%s" + stStatus.Render(" · "+key+" · ") + stateText
 	title := s.title
 	if title == "" {
 		title = "untitled"
 	}
-	room := c.width - ansi.StringWidth(left) - ansi.StringWidth(fmt.Sprintf(right, "")) - 1
-	if room < 6 {
-		return ansi.Truncate(left+" "+fmt.Sprintf(right, ""), c.width, "…")
+	render := func(thinking string, right []string) (string, int) {
+		left := stModel.Render(model) + stStatus.Render(thinking)
+		r := stStatus.Render(strings.Join(right, " · ")+" · ") + stateStyle.Render(stateText)
+		return left, ansi.StringWidth(left) + 1 + ansi.StringWidth(r)
 	}
-	title = ansi.Truncate(title, room, "…")
-	full := left + " " + fmt.Sprintf(right, title)
-	pad := c.width - ansi.StringWidth(full)
-	if pad > 0 {
-		full = left + strings.Repeat(" ", pad+1) + fmt.Sprintf(right, title)
+	for _, try := range []struct {
+		thinking string
+		right    []string
+	}{
+		{thinking, []string{tokens, title, key}},
+		{thinking, []string{title, key}},
+		{thinking, []string{key}},
+		{"", []string{key}},
+	} {
+		left, w := render(try.thinking, try.right)
+		if w <= c.width {
+			r := stStatus.Render(strings.Join(try.right, " · ")+" · ") + stateStyle.Render(stateText)
+			return left + strings.Repeat(" ", c.width-w+1) + r
+		}
 	}
-	return full
+	return ansi.Truncate(stateStyle.Render(stateText)+" "+stModel.Render(model), c.width, "…")
 }
 
 func humanTokens(n float64) string {

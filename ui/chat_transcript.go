@@ -466,8 +466,11 @@ func drawThinking(text string, width int, expanded, live bool) []string {
 			if i := strings.LastIndexByte(text, '\n'); i >= 0 {
 				last = text[i+1:]
 			}
-			head = "∴ Thinking… " + oneLine(last)
-			return []string{stThinking.Render(ansi.TruncateLeft(head, max(0, ansi.StringWidth(head)-width), "…"))}
+			prefix, tail := "∴ Thinking… ", oneLine(last)
+			if over := ansi.StringWidth(prefix) + ansi.StringWidth(tail) - width; over > 0 {
+				tail = ansi.TruncateLeft(tail, over+1, "…") // the newest words show
+			}
+			return []string{stThinking.Render(ansi.Truncate(prefix+tail, width, ""))}
 		}
 		return []string{stThinking.Render(head)}
 	}
