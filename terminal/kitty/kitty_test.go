@@ -180,7 +180,7 @@ func TestCloseRemovesWindow(t *testing.T) {
 
 func TestFocus(t *testing.T) {
 	t.Parallel()
-	k := startKitty(t, true, true)
+	k := startKitty(t, kittyOpts{ownDisplay: true})
 	c := ctx(t)
 	a, err := k.c.Launch(c, kitty.LaunchSpec{Args: []string{"sleep", "300"}, Title: "a"})
 	if err != nil {
@@ -267,7 +267,7 @@ func TestFocus(t *testing.T) {
 
 func TestRemoteControlDisabled(t *testing.T) {
 	t.Parallel()
-	k := startKitty(t, false, false)
+	k := startKitty(t, kittyOpts{noRemoteControl: true})
 	_, err := k.c.List(ctx(t))
 	if !errors.Is(err, kitty.ErrRemoteControlDisabled) {
 		t.Fatalf("List with remote control off: %v", err)
@@ -277,6 +277,44 @@ func TestRemoteControlDisabled(t *testing.T) {
 		if !strings.Contains(help, want) {
 			t.Errorf("setup help lacks %q:\n%s", want, help)
 		}
+	}
+}
+
+// TestConfigSnippetWorks: the lines SetupHelp asks for turn remote control
+// on, with the socket where DefaultListenOn says and KITTY_LISTEN_ON naming
+// it in the windows.
+func TestConfigSnippetWorks(t *testing.T) {
+	t.Parallel()
+	conf := kitty.ConfigSnippet(kitty.DefaultListenOn(func(string) string { return "/run/user/1" }))
+	k := startKitty(t, kittyOpts{conf: conf, addr: func(runtimeDir string, pid int) string {
+		return "unix:" + filepath.Join(runtimeDir, "kitty-"+strconv.Itoa(pid))
+	}})
+	c := ctx(t)
+	ws, err := k.c.List(c)
+	if err != nil || len(ws) != 1 {
+		t.Fatalf("List over the configured socket: %v, %v", ws, err)
+	}
+	// The window's own environment names the socket; FromEnv finds it.
+	var listenOn string
+	for _, kv := range environ(t, ws[0].PID) {
+		if v, ok := strings.CutPrefix(kv, "KITTY_LISTEN_ON="); ok {
+			listenOn = v
+		}
+	}
+	if listenOn != k.addr {
+		t.Errorf("KITTY_LISTEN_ON in the window = %q, want %q", listenOn, k.addr)
+	}
+	fc, err := kitty.FromEnv(func(k string) string {
+		if k == "KITTY_LISTEN_ON" {
+			return listenOn
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fc.List(c); err != nil {
+		t.Errorf("FromEnv client: %v", err)
 	}
 }
 

@@ -157,18 +157,35 @@ func (e *cannotRun) Error() string { return e.why }
 
 func cannot(format string, args ...any) error { return &cannotRun{fmt.Sprintf(format, args...)} }
 
+// kittyOpts configure a private kitty.
+type kittyOpts struct {
+	// ownDisplay runs kitty on an X server of its own: without a window
+	// manager, any kitty OS window that opens on a display takes the
+	// keyboard focus from the others.
+	ownDisplay bool
+	// noRemoteControl starts kitty with --listen-on but without
+	// allow_remote_control.
+	noRemoteControl bool
+	// conf, when set, is the kitty.conf kitty reads instead of the command
+	// line's --config NONE, --listen-on and allow_remote_control, with
+	// XDG_RUNTIME_DIR set to <scratch>/run; addr says where it makes kitty
+	// listen.
+	conf string
+	addr func(runtimeDir string, kittyPID int) string
+	// extra holds more command line options.
+	extra []string
+}
+
 // startKitty starts a private kitty for t, stopped in Cleanup; see
-// launchKitty. With ownDisplay it runs on an X server of its own: without
-// a window manager, any kitty OS window that opens on a display takes the
-// keyboard focus from the others.
-func startKitty(t testing.TB, remoteControl, ownDisplay bool, extra ...string) *instance {
+// launchKitty.
+func startKitty(t testing.TB, o kittyOpts) *instance {
 	t.Helper()
 	if err := needKitty(); err != nil {
 		skipOrFail(t, err)
 	}
 	var disp string
 	var err error
-	if ownDisplay {
+	if o.ownDisplay {
 		var x *xserver
 		if x, err = startXvfb(); err == nil {
 			t.Cleanup(x.stop)
@@ -180,7 +197,7 @@ func startKitty(t testing.TB, remoteControl, ownDisplay bool, extra ...string) *
 	if err != nil {
 		skipOrFail(t, err)
 	}
-	in, err := launchKitty(disp, remoteControl, extra...)
+	in, err := launchKitty(disp, o)
 	if err != nil {
 		skipOrFail(t, err)
 	}
@@ -224,7 +241,7 @@ func sharedKitty(t testing.TB) *instance {
 		}
 		var disp string
 		if disp, shared.err = sharedDisplay(); shared.err == nil {
-			shared.in, shared.err = launchKitty(disp, true)
+			shared.in, shared.err = launchKitty(disp, kittyOpts{})
 		}
 	})
 	if shared.err != nil {
@@ -239,18 +256,20 @@ func stopShared() {
 	}
 }
 
-// launchKitty starts kitty on X display disp, listening on a private socket, with
-// extra options (-o ...), and returns once it answers with its first window
-// listed. With remoteControl false it starts kitty with --listen-on but
-// without allow_remote_control, and returns once the first window's process
-// runs.
-func launchKitty(disp string, remoteControl bool, extra ...string) (*instance, error) {
+// launchKitty starts kitty on X display disp, listening on a private
+// socket, and returns once it answers with its first window listed; with
+// o.noRemoteControl, once the first window's process runs.
+func launchKitty(disp string, o kittyOpts) (*instance, error) {
 	// A short path: a unix socket path must fit in 108 bytes.
 	dir, err := os.MkdirTemp("", "xk")
 	if err != nil {
 		return nil, err
 	}
 	sock := filepath.Join(dir, "kitty.sock")
+	runtimeDir := filepath.Join(dir, "run")
+	if err := os.Mkdir(runtimeDir, 0o700); err != nil {
+		return nil, err
+	}
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -258,18 +277,27 @@ func launchKitty(disp string, remoteControl bool, extra ...string) (*instance, e
 			continue
 		}
 		switch k {
-		case "DISPLAY", "WAYLAND_DISPLAY", "HOME", "SHELL", "XDG_CONFIG_HOME", "TERM":
+		case "DISPLAY", "WAYLAND_DISPLAY", "HOME", "SHELL", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "TERM":
 			continue
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "DISPLAY="+disp, "HOME="+dir, "SHELL=/bin/sh", "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
-	args := []string{"--config", "NONE", "--listen-on", "unix:" + sock,
-		"-o", "linux_display_server=x11", "-o", "shell=/bin/sh", "-o", "confirm_os_window_close=0"}
-	if remoteControl {
-		args = append(args, "-o", "allow_remote_control=socket-only")
+	env = append(env, "DISPLAY="+disp, "HOME="+dir, "SHELL=/bin/sh",
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_RUNTIME_DIR="+runtimeDir)
+	args := []string{"-o", "linux_display_server=x11", "-o", "shell=/bin/sh", "-o", "confirm_os_window_close=0"}
+	switch {
+	case o.conf != "":
+		conf := filepath.Join(dir, "kitty.conf")
+		if err := os.WriteFile(conf, []byte(o.conf), 0o600); err != nil {
+			return nil, err
+		}
+		args = append([]string{"--config", conf}, args...)
+	case o.noRemoteControl:
+		args = append([]string{"--config", "NONE", "--listen-on", "unix:" + sock}, args...)
+	default:
+		args = append([]string{"--config", "NONE", "--listen-on", "unix:" + sock, "-o", "allow_remote_control=socket-only"}, args...)
 	}
-	args = append(args, extra...)
+	args = append(args, o.extra...)
 	log, err := os.Create(filepath.Join(dir, "kitty.log"))
 	if err != nil {
 		return nil, err
@@ -285,6 +313,9 @@ func launchKitty(disp string, remoteControl bool, extra ...string) (*instance, e
 		return nil, cannot("start kitty: %v", err)
 	}
 	in := &instance{addr: "unix:" + sock, dir: dir, env: env, cmd: cmd, log: log, exited: make(chan struct{})}
+	if o.addr != nil {
+		in.addr = o.addr(runtimeDir, cmd.Process.Pid)
+	}
 	go func() { _ = cmd.Wait(); close(in.exited) }()
 	if in.c, err = kitty.New(in.addr); err != nil {
 		in.stop()
@@ -304,7 +335,7 @@ func launchKitty(disp string, remoteControl bool, extra ...string) (*instance, e
 			in.stop()
 			return nil, err
 		}
-		if !remoteControl {
+		if o.noRemoteControl {
 			// No socket will appear: wait for the first window's process.
 			if hasChild(cmd.Process.Pid) {
 				return in, nil
