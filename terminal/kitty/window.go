@@ -33,8 +33,8 @@ type Window struct {
 	Foreground []Process `json:"foreground"`
 	// Env is the environment kitty gave the window, only the variables that
 	// differ from kitty's own (0.26), or from the other windows' (current
-	// kitty).
-	Env map[string]string `json:"env,omitempty"`
+	// kitty). It is left out of JSON: launch environments carry credentials.
+	Env map[string]string `json:"-"`
 	// Active: the window is the one its OS window shows: the active window
 	// of the active tab.
 	Active bool `json:"active"`
