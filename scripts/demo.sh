@@ -1,6 +1,15 @@
-#!/usr/bin/env bash
-# The main job on a fresh machine: write a scripted session (no model, no API key)
-# and show how xcsh reads it back: the tree with its branch and label, the context.
-set -euo pipefail
+#!/bin/sh
+# Build xcsh and run its demo: three scripted agents (no model, no API key)
+# in split panes of a private tmux server, attached in this terminal.
+# Leave with Ctrl-b d; the demo's server and temporary files are removed.
+# Extra arguments go to `xcsh demo` (e.g. --no-attach, --session-only).
+set -eu
 cd "$(dirname "$0")/.."
-bin/xcsh demo
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "xcsh demo needs tmux: install it (e.g. apt-get install tmux), or run: $0 --session-only" >&2
+	[ "${1:-}" = "--session-only" ] || exit 1
+fi
+bin="${TMPDIR:-/tmp}/xcsh-demo-bin-$$"
+trap 'rm -f "$bin"' EXIT INT TERM
+go build -o "$bin" ./cmd/xcsh
+"$bin" demo "$@"
