@@ -65,10 +65,10 @@ func (a *app) actions(c *cobra.Command) (*supervisor.Actions, *supervisor.Tmux, 
 	}, mux, nil
 }
 
-// selfCommand is this executable when it is xcsh (so a pane runs the same
-// build), else "xcsh" from PATH.
+// selfCommand is this executable (so a pane runs the same build), unless it
+// is a test binary; then "xcsh" from PATH.
 func selfCommand() string {
-	if exe, err := os.Executable(); err == nil && filepath.Base(exe) == "xcsh" {
+	if exe, err := os.Executable(); err == nil && !strings.HasSuffix(exe, ".test") {
 		return exe
 	}
 	return "xcsh"

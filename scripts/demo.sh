@@ -9,7 +9,7 @@ if ! command -v tmux >/dev/null 2>&1; then
 	echo "xcsh demo needs tmux: install it (e.g. apt-get install tmux), or run: $0 --session-only" >&2
 	[ "${1:-}" = "--session-only" ] || exit 1
 fi
-bin="${TMPDIR:-/tmp}/xcsh-demo-bin-$$"
-trap 'rm -f "$bin"' EXIT INT TERM
-go build -o "$bin" ./cmd/xcsh
-"$bin" demo "$@"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/xcsh-build-XXXXXX")
+trap 'rm -rf "$dir"' EXIT INT TERM
+go build -o "$dir/xcsh" ./cmd/xcsh
+"$dir/xcsh" demo "$@"
