@@ -63,8 +63,13 @@ func (a *app) runChat(c *cobra.Command, req session.Request, args []string) erro
 			chat.Warn(err.Error())
 		}
 		if ag, err = agent.New(cfg, m); err != nil {
-			_ = m.Close()
-			return err
+			if !errors.Is(err, agent.ErrLocked) {
+				_ = m.Close()
+				return err
+			}
+			// Another live agent writes this session: it is shown read-only
+			// (/fork is theirs to make; /resume reaches another session).
+			ag, noAgent = nil, err.Error()+"; the session is open read-only here"
 		}
 	}
 

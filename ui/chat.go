@@ -189,7 +189,7 @@ func NewChat(opt ChatOptions) *Chat {
 	}
 	c.tr.notice(noticeInfo, "xcsh · "+where+" · /help lists the commands")
 	if c.ag == nil {
-		c.tr.notice(noticeWarn, "No model is configured: the session is shown read-only. "+firstLine(opt.NoAgent))
+		c.tr.notice(noticeWarn, "The session is shown read-only: "+firstLine(opt.NoAgent))
 	}
 	return c
 }
@@ -711,7 +711,7 @@ func (c *Chat) View() string {
 	b.WriteByte('\n')
 	placeholder := "Type a prompt · Enter sends · Alt+Enter new line · ↑↓ history · Ctrl+R search · /help"
 	if c.ag == nil {
-		placeholder = "Read-only: no model configured · /quit leaves · /help"
+		placeholder = "Read-only · /quit leaves · /help"
 	}
 	for _, l := range c.ed.View(c.width, c.maxEditorRows(), placeholder, c.mode == modeChat) {
 		b.WriteString(ansi.Truncate(l, c.width, ""))
