@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/xcsh-dev/xcsh/terminal/tmux"
 )
@@ -83,6 +84,7 @@ type SpawnSpec struct {
 // Tmux is the tmux Multiplexer.
 type Tmux struct {
 	c       *tmux.Client
+	mu      sync.Mutex // guards bell
 	bell    *tmux.Doorbell
 	changes chan struct{}
 	stop    chan struct{}
@@ -112,6 +114,8 @@ func (t *Tmux) Start(ctx context.Context) error {
 	if err := t.connect(ctx); err != nil {
 		return err
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.bell == nil {
 		b, err := t.c.InstallDoorbell(ctx)
 		if err != nil {
@@ -156,6 +160,8 @@ func (t *Tmux) connect(ctx context.Context) error {
 
 // Changes implements Multiplexer.
 func (t *Tmux) Changes() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.bell == nil {
 		return nil
 	}
@@ -166,7 +172,10 @@ func (t *Tmux) Changes() <-chan struct{} {
 // visibility needs the clients too (the control client counts as attached);
 // that second query costs no process.
 func (t *Tmux) Panes(ctx context.Context) ([]MuxPane, error) {
-	if t.bell != nil && !t.c.Connected() {
+	t.mu.Lock()
+	long := t.bell != nil
+	t.mu.Unlock()
+	if long && !t.c.Connected() {
 		// The control client went with its session: attach to another.
 		_ = t.connect(ctx)
 	}
@@ -263,11 +272,13 @@ func holdChannel(key string) string { return "xcsh-hold-" + key }
 // Close implements Multiplexer.
 func (t *Tmux) Close() error {
 	var err error
+	t.mu.Lock()
 	if t.bell != nil {
 		close(t.stop)
 		err = t.bell.Close()
 		t.bell = nil
 	}
+	t.mu.Unlock()
 	return errors.Join(err, t.c.Close())
 }
 
