@@ -66,6 +66,7 @@ type Agent struct {
 	queue    []string
 	closed   bool
 	conv     provider.Converter // remembers converted messages between turns
+	done     chan struct{}      // closed when the running Prompt returns
 }
 
 // New starts an agent on sm: it takes the session's lock (a second agent on
@@ -248,6 +249,8 @@ func (a *Agent) Prompt(ctx context.Context, text string) (queued bool, err error
 	a.busy = true
 	ctx, cancel := context.WithCancel(ctx)
 	a.cancel = cancel
+	done := make(chan struct{})
+	a.done = done
 	a.mu.Unlock()
 	defer func() {
 		cancel()
@@ -255,6 +258,7 @@ func (a *Agent) Prompt(ctx context.Context, text string) (queued bool, err error
 		a.busy, a.cancel = false, nil
 		a.mu.Unlock()
 		a.setState(StateIdle)
+		close(done)
 	}()
 	a.setState(StateBusy)
 	for {

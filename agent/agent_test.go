@@ -586,3 +586,51 @@ func TestThinkingRestoredFromBranch(t *testing.T) {
 	}
 	_ = a2.Close()
 }
+
+// TestSwitchDuringTurnWaitsForIt: a switch aborts the running turn and waits
+// for it, so the aborted answer lands in the old session, not the new one.
+func TestSwitchDuringTurnWaitsForIt(t *testing.T) {
+	e := newEnv(t)
+	p := &fakeProvider{}
+	other := session.Create(e.opt, e.proj, "")
+	oa, err := New(e.config(p), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := oa.Prompt(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	_ = oa.Close()
+	started := make(chan struct{})
+	p.replies = append(p.replies, func(ctx context.Context, _ provider.Request, on func(provider.Event)) *provider.AssistantMessage {
+		m := base()
+		m.Content = []provider.Block{{Type: provider.BlockText, Text: "partial"}}
+		close(started)
+		<-ctx.Done()
+		time.Sleep(50 * time.Millisecond) // a slow provider winding down
+		m.StopReason, m.ErrorMessage = provider.StopAborted, provider.AbortedMessage
+		return m
+	})
+	sm := session.Create(e.opt, e.proj, "")
+	a, err := New(e.config(p), sm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := sm.SessionFile()
+	go func() { _, _ = a.Prompt(context.Background(), "long task") }()
+	<-started
+	ok, err := a.SwitchSession(other.SessionFile())
+	if err != nil || !ok {
+		t.Fatalf("switch: %v %v", ok, err)
+	}
+	if n := len(a.Session().BuildContext().Messages); n != 2 {
+		t.Errorf("the new session got the old turn's messages: %d", n)
+	}
+	if a.Busy() {
+		t.Error("still busy after the switch")
+	}
+	_ = a.Close()
+	if first == other.SessionFile() {
+		t.Fatal("same file")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/xcsh-dev/xcsh/session"
 )
@@ -16,7 +17,18 @@ var ErrForkWhileBusy = errors.New("Wait for the current response to finish or ab
 
 // stop aborts a running turn, clears the queue and flushes the session.
 func (a *Agent) stop() error {
+	a.mu.Lock()
+	done, busy := a.done, a.busy
+	a.mu.Unlock()
 	a.Abort()
+	if busy && done != nil {
+		// the turn ends as soon as its provider call and tools see the abort
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			return errors.New("the running turn did not stop within 10 s")
+		}
+	}
 	return a.sm.Flush()
 }
 
