@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
@@ -207,14 +208,30 @@ func (a *app) chatExports(opt *ui.ChatOptions, ag *agent.Agent, m *session.Manag
 		// working directory, as in the reference.
 		return session.ExportFile(current(), path, "", session.ExportOptions{SystemPrompt: system, Tools: exportTools})
 	}
-	opt.Dump = func() (string, error) {
+	opt.Dump = func() (string, string, error) {
 		in := session.DumpInput{SystemPrompt: system, Tools: dumpTools, Messages: current().BuildContext().Messages}
 		if ag != nil {
 			in.Model, in.ThinkingLevel = ag.Model().Ref(), ag.ThinkingLevel()
 		}
-		return session.OSC52(session.DumpText(in), insideTmux(tc)), nil
+		text := session.DumpText(in)
+		if !session.OSC52Fits(text) || !clipboardReachable() {
+			dir, _ := os.Getwd()
+			p, err := session.SaveDump(dir, text, time.Now())
+			return "", p, err
+		}
+		return session.OSC52(text, insideTmux(tc)), "", nil
 	}
 	a.chatShare(opt, current, system, exportTools)
+}
+
+// clipboardReachable reports whether the terminal can take OSC 52 at all:
+// not the Linux console, not a dumb terminal.
+func clipboardReachable() bool {
+	switch os.Getenv("TERM") {
+	case "", "dumb", "linux":
+		return false
+	}
+	return true
 }
 
 // insideTmux reports whether the chat's terminal is a tmux pane (the

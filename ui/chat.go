@@ -76,7 +76,7 @@ type ChatOptions struct {
 	Export func(path string) (string, error)
 	// Dump returns the bytes that put the session's text dump on the
 	// clipboard (an OSC 52 sequence the chat writes to the terminal).
-	Dump func() (string, error)
+	Dump func() (osc, file string, err error)
 	// Share shares the session and returns what to show (the URL).
 	Share func(ctx context.Context) (string, error)
 	// Sessions lists the sessions of a session dir for /resume; AllSessions

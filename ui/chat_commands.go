@@ -357,9 +357,12 @@ func (c *Chat) cmdDump(_ []string, _ string) tea.Cmd {
 	}
 	dump := c.opt.Dump
 	return c.run("dumping", func() opDoneMsg {
-		osc, err := dump()
+		osc, file, err := dump()
 		if err != nil {
 			return opDoneMsg{notes: failed("Failed to copy session: " + err.Error())}
+		}
+		if file != "" {
+			return opDoneMsg{notes: info("The clipboard cannot take this session; it was saved to " + file)}
 		}
 		return opDoneMsg{notes: info(msgCopied), osc: osc}
 	})

@@ -79,7 +79,7 @@ func TestChatExport(t *testing.T) {
 	mem := newChatEnv(t, false)
 	mem.opt.Export = e.opt.Export
 	mem.opt.Share = func(_ context.Context) (string, error) { t.Error("share of an in-memory session"); return "", nil }
-	mem.opt.Dump = func() (string, error) { return "\x1b]52;c;eA==\a", nil }
+	mem.opt.Dump = func() (string, string, error) { return "\x1b]52;c;eA==\a", "", nil }
 	tm, _ = start(t, mem.opt, 100, 30)
 	typeLine(tm, "/export out.html")
 	waitFor(t, tm, "Cannot export in-memory session to HTML")
