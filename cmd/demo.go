@@ -148,6 +148,16 @@ func assistantMessage(text string, ts int64) json.RawMessage {
 	return b
 }
 
+// demoAgentArgs runs an interactive chat agent (it stays, so the attached
+// user can talk to it and watch the supervisor's counts) or, without a user
+// attached, a one-shot print-mode agent that answers and exits.
+func demoAgentArgs(attach bool, prompt string) []string {
+	if attach {
+		return []string{"--model", "scripted/demo", prompt}
+	}
+	return []string{"-p", "--model", "scripted/demo", prompt}
+}
+
 // demoPrompts are what the three demo agents are asked; the scripted demo
 // model answers each differently.
 var demoPrompts = []string{
@@ -267,7 +277,7 @@ func (a *app) runTmuxDemo(cmd *cobra.Command, noAttach bool) error {
 		lctx, lcancel := context.WithTimeout(ctx, 20*time.Second)
 		res, err := act.Launch(lctx, supervisor.LaunchSpec{
 			Kind: "split", Target: t.target, Horizontal: t.horizontal, Cwd: proj, KeepShell: true,
-			Args: []string{"-p", "--model", "scripted/demo", prompt},
+			Args: demoAgentArgs(attach, prompt),
 		})
 		lcancel()
 		if err != nil {
