@@ -452,7 +452,7 @@ func (a *Agent) Close() error {
 	}
 	a.closed = true
 	a.mu.Unlock()
-	a.Abort()
+	_ = a.stop() // abort a running turn and wait for it
 	_ = a.bus.Emit(ev(EvSessionShutdown))
 	err := a.sm.Close()
 	if a.live != nil {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -44,9 +45,11 @@ type Live struct {
 
 // LiveFile writes an agent's live state by rename, and removes it on exit.
 type LiveFile struct {
-	dir  string
-	path string
-	cur  Live
+	mu      sync.Mutex
+	dir     string
+	path    string
+	cur     Live
+	removed bool // after Remove, updates are dropped: an exited agent stays gone
 }
 
 // NewLiveFile prepares the live file of this process in dir.
@@ -61,6 +64,11 @@ func (l *LiveFile) Path() string { return l.path }
 
 // Update changes the state (and anything set in fn) and rewrites the file.
 func (l *LiveFile) Update(state string, fn func(*Live)) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.removed {
+		return nil
+	}
 	now := time.Now().UTC()
 	if state != "" && state != l.cur.State {
 		l.cur.State = state
@@ -102,10 +110,17 @@ func (l *LiveFile) Update(state string, fn func(*Live)) error {
 }
 
 // Current returns the state last written.
-func (l *LiveFile) Current() Live { return l.cur }
+func (l *LiveFile) Current() Live {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cur
+}
 
 // Remove deletes the live file.
 func (l *LiveFile) Remove() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.removed = true
 	if err := os.Remove(l.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

@@ -141,7 +141,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.RunE = a.runRoot
 	a.addExport(root) // --export runs before everything runRoot does
 	root.AddCommand(a.sessionsCommand(), a.demoCommand(), a.terminalCommand())
-	root.AddCommand(a.launchCommand(), a.jumpCommand(), a.superviseCommand(), a.statusCommand(), a.dashCommand())
+	root.AddCommand(a.launchCommand(), a.jumpCommand(), a.superviseCommand(), a.statusCommand(), a.dashCommand(), a.closeCommand())
 	return root
 }
 
