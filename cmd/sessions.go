@@ -16,7 +16,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 		Use:   "sessions",
 		Short: "Inspect and manage session files",
 	}
-	c.AddCommand(a.sessionsEntries(), a.sessionsContext(), a.sessionsTree(), a.sessionsShow(), a.sessionsList(), a.sessionsRecent(), a.sessionsFork(), a.sessionsRm())
+	c.AddCommand(a.sessionsEntries(), a.sessionsContext(), a.sessionsTree(), a.sessionsShow(), a.sessionsList(), a.sessionsRecent(), a.sessionsFork(), a.sessionsRm(), a.sessionsDump())
 	return c
 }
 

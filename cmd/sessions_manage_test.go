@@ -64,3 +64,21 @@ func TestSessionsForkAndRm(t *testing.T) {
 		t.Errorf("rm of an unknown id: %s", r)
 	}
 }
+
+func TestSessionsDump(t *testing.T) {
+	e := newTestEnv(t)
+	proj := e.dir("proj")
+	if r := e.run(proj, "", "-p", "--model", "scripted/demo", "hello"); r.code != 0 {
+		t.Fatalf("agent: %s", r)
+	}
+	f := sessionFiles(t, e.sessionDir(proj))[0]
+	out := e.mustRun(proj, "sessions", "dump", f)
+	for _, want := range []string{"## Configuration", "Model: scripted/demo", "## User", "hello", "## Assistant", "scripted demo model"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dump lacks %q:\n%s", want, out)
+		}
+	}
+	if r := e.run(proj, "", "sessions", "dump", filepath.Join(proj, "nope.jsonl")); r.code != 1 || !strings.Contains(r.stderr, "nope.jsonl") {
+		t.Errorf("dump of a missing file: %s", r)
+	}
+}
