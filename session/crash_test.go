@@ -83,14 +83,25 @@ func TestCrashKeepsFlushedEntries(t *testing.T) {
 			t.Fatal(err)
 		}
 		ids := make(chan string, 1<<16)
+		first := make(chan struct{})
 		go func() {
 			sc := bufio.NewScanner(stdout)
+			n := 0
 			for sc.Scan() {
 				ids <- sc.Text()
+				if n++; n == 1 {
+					close(first)
+				}
 			}
 			close(ids)
 		}()
-		time.Sleep(time.Duration(5+rng.IntN(60)) * time.Millisecond)
+		// kill at a random moment once the child is appending (a slow start,
+		// e.g. under -race, must not end a round before anything happened)
+		select {
+		case <-first:
+		case <-time.After(20 * time.Second):
+		}
+		time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 		for id := range ids {
