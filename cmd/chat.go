@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -68,9 +70,25 @@ func (a *app) runChat(c *cobra.Command, req session.Request, args []string) erro
 				_ = m.Close()
 				return err
 			}
-			// Another live agent writes this session: it is shown read-only
-			// (/fork is theirs to make; /resume reaches another session).
-			ag, noAgent = nil, err.Error()+"; the session is open read-only here"
+			switch a.offerLocked(err) {
+			case 'f': // fork it here and chat on the fork
+				src := m.SessionFile()
+				_ = m.Close()
+				freq := session.Request{Cwd: req.Cwd, Fork: src, SessionDir: req.SessionDir}
+				if m, err = a.openSession(freq); err != nil || m == nil {
+					return err
+				}
+				if ag, err = agent.New(cfg, m); err != nil {
+					_ = m.Close()
+					return err
+				}
+			case 'q':
+				_ = m.Close()
+				return nil
+			default:
+				// shown read-only (/resume reaches another session)
+				ag, noAgent = nil, err.Error()+"; the session is open read-only here"
+			}
 		}
 	}
 
@@ -222,6 +240,49 @@ func (a *app) chatExports(opt *ui.ChatOptions, ag *agent.Agent, m *session.Manag
 		return session.OSC52(text, insideTmux(tc)), "", nil
 	}
 	a.chatShare(opt, current, system, exportTools)
+}
+
+// offerLocked asks, on a terminal, what to do with a session another live
+// agent writes: jump to that agent's pane, fork the session here, open it
+// read-only, or quit. It returns 'f', 'r' or 'q' (after a jump: 'q').
+func (a *app) offerLocked(err error) byte {
+	var le *agent.LockedError
+	if !errors.As(err, &le) || !isTerminal(a.in) {
+		return 'r'
+	}
+	pane, socket := "", ""
+	if le.Holder != nil {
+		if o, ok := le.Holder.Overlay.(map[string]any); ok && o["kind"] == "tmux" {
+			pane, _ = o["pane"].(string)
+			socket, _ = o["socket"].(string)
+		}
+	}
+	fmt.Fprintln(a.out, err.Error()+".")
+	if pane != "" {
+		fmt.Fprint(a.out, "[j] jump to it  [f] fork it here  [r] open read-only  [q] quit: ")
+	} else {
+		fmt.Fprint(a.out, "[f] fork it here  [r] open read-only  [q] quit: ")
+	}
+	line, _ := bufio.NewReader(a.in).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "j", "jump":
+		if pane == "" {
+			return 'r'
+		}
+		args := []string{"switch-client", "-t", pane}
+		if socket != "" {
+			args = append([]string{"-S", socket}, args...)
+		}
+		if out, jerr := exec.Command("tmux", args...).CombinedOutput(); jerr != nil {
+			fmt.Fprintf(a.err, "jump to %s failed: %v %s\n", pane, jerr, strings.TrimSpace(string(out)))
+		}
+		return 'q'
+	case "f", "fork":
+		return 'f'
+	case "q", "quit":
+		return 'q'
+	}
+	return 'r'
 }
 
 // clipboardReachable reports whether the terminal can take OSC 52 at all:
