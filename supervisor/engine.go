@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,10 @@ type Config struct {
 	Paths config.Paths
 	// Mux is the multiplexer; nil watches files only.
 	Mux Multiplexer
+	// Muxes are more multiplexers beside Mux (tmux and kitty side by side):
+	// their panes join the same snapshot, each tagged with its Server, and
+	// each is watched its own way (its doorbell, or a listing every Poll).
+	Muxes []Multiplexer
 	// WriteSnapshot keeps the snapshot in SnapshotDir(Paths.Agent) for
 	// `xcsh status`.
 	WriteSnapshot bool
@@ -39,11 +44,11 @@ type Config struct {
 	Debounce time.Duration
 	// Resync is the period of the safety re-sync; default DefaultResync.
 	Resync time.Duration
-	// Poll is how often panes are listed when Mux has no doorbell; default
-	// DefaultPoll.
+	// Poll is how often the panes of a multiplexer without a doorbell
+	// (kitty) are listed; default DefaultPoll.
 	Poll time.Duration
-	// ExitWithServer ends Run (with ErrServerGone) once the server it has
-	// seen is gone.
+	// ExitWithServer ends Run (with ErrServerGone) once the servers it has
+	// seen are gone, every one of them.
 	ExitWithServer bool
 	// OnError is told about errors Run survives; nil ignores them.
 	OnError func(error)
@@ -62,16 +67,20 @@ type Stats struct {
 type Engine struct {
 	cfg Config
 
-	passMu sync.Mutex // one pass at a time; guards the fields below
-	ix     *session.Index
-	panes  []MuxPane // last listing
-	muxErr error
-	seen   bool                // the server was listed at least once
-	prev   map[string]paneTerm // pane id -> terminal, from the last listing
-	terms  map[string]paneTerm // pane id -> terminal (cache: a leader's token never changes)
-	known  map[string]bool     // session files seen to exist
-	moved  map[string]string   // missing session file -> where it went ("" none), per sessionsGen
-	gen    int64               // sessionsGen when moved was filled
+	muxes []Multiplexer // Mux, then Muxes; set by New
+
+	passMu  sync.Mutex // one pass at a time; guards the fields below
+	ix      *session.Index
+	panes   []MuxPane           // last listing, every multiplexer's
+	byMux   [][]MuxPane         // last listing of each of muxes
+	muxErrs []error             // last listing error of each of muxes
+	seen    []bool              // each of muxes was listed at least once
+	hosts   map[string]*Hosted  // pane key -> the tmux session it shows
+	prev    map[string]paneTerm // pane key -> terminal, from the last listing
+	terms   map[string]paneTerm // pane key -> terminal (cache: a leader's token never changes)
+	known   map[string]bool     // session files seen to exist
+	moved   map[string]string   // missing session file -> where it went ("" none), per sessionsGen
+	gen     int64               // sessionsGen when moved was filled
 	// sessionsGen changes when session files come, go or are renamed.
 	sessionsGen atomic.Int64
 
@@ -100,13 +109,23 @@ func New(cfg Config) *Engine {
 	if cfg.Poll <= 0 {
 		cfg.Poll = DefaultPoll
 	}
+	var muxes []Multiplexer
+	for _, m := range append([]Multiplexer{cfg.Mux}, cfg.Muxes...) {
+		if m != nil {
+			muxes = append(muxes, m)
+		}
+	}
 	return &Engine{
-		cfg:   cfg,
-		ix:    session.OpenIndex(nil, cfg.Paths.Sessions),
-		prev:  map[string]paneTerm{},
-		terms: map[string]paneTerm{},
-		known: map[string]bool{},
-		subs:  map[int]chan Snapshot{},
+		cfg:     cfg,
+		muxes:   muxes,
+		byMux:   make([][]MuxPane, len(muxes)),
+		muxErrs: make([]error, len(muxes)),
+		seen:    make([]bool, len(muxes)),
+		ix:      session.OpenIndex(nil, cfg.Paths.Sessions),
+		prev:    map[string]paneTerm{},
+		terms:   map[string]paneTerm{},
+		known:   map[string]bool{},
+		subs:    map[int]chan Snapshot{},
 	}
 }
 
@@ -150,33 +169,86 @@ func (e *Engine) Sync(ctx context.Context) (Snapshot, error) {
 	return e.pass(ctx, true)
 }
 
+// muxSet is a set of the engine's multiplexers, bit i for muxes[i].
+type muxSet uint64
+
+// allMuxes is every multiplexer.
+const allMuxes = ^muxSet(0)
+
 // pass builds a snapshot (listing panes again when listPanes), keeps the
 // breadcrumbs and live files fresh, and publishes the snapshot if it
 // changed.
 func (e *Engine) pass(ctx context.Context, listPanes bool) (Snapshot, error) {
+	if listPanes {
+		return e.passOf(ctx, allMuxes)
+	}
+	return e.passOf(ctx, 0)
+}
+
+// passOf is pass listing the panes of the multiplexers in which.
+func (e *Engine) passOf(ctx context.Context, which muxSet) (Snapshot, error) {
 	e.passMu.Lock()
 	defer e.passMu.Unlock()
 	e.passes.Add(1)
-	if listPanes && e.cfg.Mux != nil {
+	listed := false
+	for i, m := range e.muxes {
+		if which&(1<<i) == 0 {
+			continue
+		}
+		listed = true
 		e.queries.Add(1)
-		ps, err := e.cfg.Mux.Panes(ctx)
-		e.muxErr = err
+		ps, err := m.Panes(ctx)
+		e.muxErrs[i] = err
 		if err == nil {
-			e.panes, e.seen = ps, true
+			e.byMux[i], e.seen[i] = ps, true
 		} else if isGone(err) {
-			e.panes = nil
+			e.byMux[i] = nil
 		}
 	}
-	snap := e.build()
-	if e.cfg.Mux != nil {
-		snap.Server = e.cfg.Mux.Name()
+	if listed {
+		e.panes = e.panes[:0]
+		for _, ps := range e.byMux {
+			e.panes = append(e.panes, ps...)
+		}
+		e.findHosts(ctx)
 	}
-	if e.muxErr != nil {
-		snap.Err = e.muxErr.Error()
+	snap := e.build()
+	snap.Server = e.serverName()
+	err := e.muxErr()
+	if err != nil {
+		snap.Err = err.Error()
 	}
 	e.publish(snap)
-	return e.Current(), e.muxErr
+	return e.Current(), err
 }
+
+// muxErr is the last listing error: the one multiplexer's as it is, several
+// joined.
+func (e *Engine) muxErr() error {
+	var errs []error
+	for _, err := range e.muxErrs {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
+}
+
+// serverName names the servers of the snapshot: "" without a multiplexer,
+// their names joined by ", " with several.
+func (e *Engine) serverName() string {
+	names := make([]string, len(e.muxes))
+	for i, m := range e.muxes {
+		names[i] = m.Name()
+	}
+	return strings.Join(names, ", ")
+}
+
+// paneKey identifies a pane among every multiplexer's.
+func paneKey(p MuxPane) string { return p.Server + "\x00" + p.ID }
 
 // publish makes snap current when it differs from the current one.
 func (e *Engine) publish(snap Snapshot) {
@@ -219,11 +291,7 @@ func (e *Engine) removeSnapshotFile() {
 	if !e.cfg.WriteSnapshot {
 		return
 	}
-	server := ""
-	if e.cfg.Mux != nil {
-		server = e.cfg.Mux.Name()
-	}
-	path := filepath.Join(SnapshotDir(e.cfg.Paths.Agent), snapshotFileName(server))
+	path := filepath.Join(SnapshotDir(e.cfg.Paths.Agent), snapshotFileName(e.serverName()))
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return
@@ -240,14 +308,15 @@ func (e *Engine) build() Snapshot {
 	// Panes and their terminals.
 	cur := make(map[string]paneTerm, len(e.panes))
 	for _, p := range e.panes {
-		t, ok := e.terms[p.ID]
+		pk := paneKey(p)
+		t, ok := e.terms[pk]
 		if !ok || t.pid != p.PID {
 			t = paneTerm{pid: p.PID, key: terminalKey(p.TTY), token: terminalToken(p.PID)}
 			if t.token != "" {
-				e.terms[p.ID] = t
+				e.terms[pk] = t
 			}
 		}
-		cur[p.ID] = t
+		cur[pk] = t
 	}
 	closed := map[string]string{} // key -> token of panes that went away
 	for id, t := range e.prev {
@@ -281,8 +350,8 @@ func (e *Engine) build() Snapshot {
 	}
 	paneOf := map[int]string{}
 	for _, mp := range e.panes {
-		t := cur[mp.ID]
-		p := Pane{MuxPane: mp, Key: t.key, Token: t.token}
+		t := cur[paneKey(mp)]
+		p := Pane{MuxPane: mp, Key: t.key, Token: t.token, Hosts: e.hosts[paneKey(mp)]}
 		p.Foreground, p.ForegroundCommand = foreground(mp.PID, agentPIDs)
 		i, ok := byTerm[t.key+"\x00"+t.token]
 		if !ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/xcsh-dev/xcsh/terminal/kitty"
 	"github.com/xcsh-dev/xcsh/terminal/tmux"
 )
 
@@ -282,5 +283,8 @@ func (t *Tmux) Close() error {
 	return errors.Join(err, t.c.Close())
 }
 
-// isGone reports an error that means the server is not there.
-func isGone(err error) bool { return errors.Is(err, tmux.ErrNoServer) }
+// isGone reports an error that means the server is not there: no tmux
+// server, or no kitty answering on its socket.
+func isGone(err error) bool {
+	return errors.Is(err, tmux.ErrNoServer) || errors.Is(err, kitty.ErrRemoteControlDisabled)
+}

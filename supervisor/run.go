@@ -18,8 +18,10 @@ var followUps = []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 6
 // confirmAfter is when a ring's listing is confirmed by another.
 const confirmAfter = 250 * time.Millisecond
 
-// Run starts the multiplexer connection and the watchers and publishes
-// snapshots until ctx ends. The doorbell's hooks are removed on the way out.
+// Run starts the multiplexer connections and the watchers and publishes
+// snapshots until ctx ends. The doorbells' hooks are removed on the way out.
+// A multiplexer without a doorbell (kitty) is listed every Config.Poll and
+// on file-watch signals.
 func (e *Engine) Run(ctx context.Context) error {
 	for _, d := range []string{e.cfg.Paths.Agents, e.cfg.Paths.TerminalSessions, e.cfg.Paths.Sessions} {
 		if d != "" {
@@ -35,34 +37,31 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer w.Close()
 	e.watchAll(w)
 
-	mux := e.cfg.Mux
-	started := false
-	if mux != nil {
-		if err := mux.Start(ctx); err != nil {
-			e.report(err)
-		} else {
-			started = true
-		}
-		defer mux.Close()
-	}
+	mw := e.watchMuxes(ctx)
+	defer mw.close()
 	defer e.removeSnapshotFile()
 
-	var bell <-chan struct{}
-	if mux != nil {
-		bell = mux.Changes()
-	}
+	// The poll ticks only while a multiplexer without a doorbell is in use.
 	var poll <-chan time.Time
-	if mux != nil && started && bell == nil {
-		t := time.NewTicker(e.cfg.Poll)
-		defer t.Stop()
-		poll = t.C
+	var pollTicker *time.Ticker
+	startPoll := func() {
+		if mw.polled != 0 && pollTicker == nil {
+			pollTicker = time.NewTicker(e.cfg.Poll)
+			poll = pollTicker.C
+		}
 	}
+	startPoll()
+	defer func() {
+		if pollTicker != nil {
+			pollTicker.Stop()
+		}
+	}()
 	resync := time.NewTicker(e.cfg.Resync)
 	defer resync.Stop()
-	// Until the multiplexer is reachable (a supervisor started from a tmux
-	// config runs before the first session exists), try every second.
+	// Until every multiplexer is reachable (a supervisor started from a
+	// tmux config runs before the first session exists), try every second.
 	var retry <-chan time.Time
-	if mux != nil && !started {
+	if mw.unstarted() != 0 {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		retry = t.C
@@ -78,24 +77,27 @@ func (e *Engine) Run(ctx context.Context) error {
 	// sessions are created in quick succession).
 	confirm := time.NewTimer(time.Hour)
 	confirm.Stop()
-	pending, panesDirty, armed := false, false, false
+	pending, armed := false, false
+	var panesDirty muxSet // the multiplexers the next pass lists
 	nextFollow := len(followUps)
-	arm := func(panes bool) {
+	arm := func(panes muxSet) {
 		pending = true
-		panesDirty = panesDirty || panes
+		panesDirty |= panes
 		if !armed {
 			armed = true
 			debounce.Reset(e.cfg.Debounce)
 		}
 	}
-	doPass := func(panes bool) error {
+	doPass := func(panes muxSet) error {
 		before := len(e.prevSnapshotPanes())
-		snap, err := e.pass(ctx, panes)
-		if err != nil && isGone(err) && e.cfg.ExitWithServer && e.seenServer() {
+		snap, err := e.passOf(ctx, panes)
+		if err != nil && e.cfg.ExitWithServer && e.serversGone() {
 			return ErrServerGone
 		}
-		if err != nil && !isGone(err) {
-			e.report(err)
+		for _, err := range splitErrors(err) {
+			if !isGone(err) {
+				e.report(err)
+			}
 		}
 		if len(snap.Panes) < before {
 			// A pane closed: look again a few times while its agent dies.
@@ -104,18 +106,18 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		return nil
 	}
-	if err := doPass(true); err != nil {
+	if err := doPass(allMuxes); err != nil {
 		return err
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-bell:
+		case <-mw.notify:
 			e.rings.Add(1)
-			arm(true)
+			arm(mw.rang())
 		case <-poll:
-			arm(true)
+			arm(mw.polled)
 		case ev, ok := <-w.Events:
 			if !ok {
 				return errors.New("file watcher closed")
@@ -124,7 +126,7 @@ func (e *Engine) Run(ctx context.Context) error {
 				e.events.Add(1)
 				// An agent that starts or stops usually means a pane that
 				// came or went: list panes too when that costs no process.
-				arm(mux != nil && mux.Cheap())
+				arm(mw.cheap())
 			}
 		case err, ok := <-w.Errors:
 			if !ok {
@@ -135,7 +137,7 @@ func (e *Engine) Run(ctx context.Context) error {
 				// everything.
 				e.watchAll(w)
 				e.sessionsGen.Add(1)
-				arm(true)
+				arm(allMuxes)
 			} else {
 				e.report(err)
 			}
@@ -144,35 +146,37 @@ func (e *Engine) Run(ctx context.Context) error {
 			if pending {
 				pending = false
 				p := panesDirty
-				panesDirty = false
+				panesDirty = 0
 				if err := doPass(p); err != nil {
 					return err
 				}
-				if p {
+				if p&mw.evented != 0 {
 					confirm.Reset(confirmAfter)
 				}
 			}
 		case <-confirm.C:
-			if err := doPass(true); err != nil {
+			if err := doPass(mw.evented); err != nil {
 				return err
 			}
 		case <-follow.C:
-			if err := doPass(false); err != nil {
+			if err := doPass(0); err != nil {
 				return err
 			}
 			if nextFollow++; nextFollow < len(followUps) {
 				follow.Reset(followUps[nextFollow] - followUps[nextFollow-1])
 			}
 		case <-retry:
-			if err := mux.Start(ctx); err == nil {
-				started, retry = true, nil
-				bell = mux.Changes()
-				arm(true)
+			if now := mw.retry(ctx); now != 0 {
+				startPoll()
+				arm(now)
+			}
+			if mw.unstarted() == 0 {
+				retry = nil
 			}
 		case <-resync.C:
 			e.watchAll(w)
 			e.sessionsGen.Add(1)
-			if err := doPass(true); err != nil {
+			if err := doPass(allMuxes); err != nil {
 				return err
 			}
 		}
@@ -180,12 +184,6 @@ func (e *Engine) Run(ctx context.Context) error {
 }
 
 func (e *Engine) prevSnapshotPanes() []Pane { return e.Current().Panes }
-
-func (e *Engine) seenServer() bool {
-	e.passMu.Lock()
-	defer e.passMu.Unlock()
-	return e.seen
-}
 
 // watchAll watches the live-file and breadcrumb dirs, the sessions dir and
 // every session dir in it (fsnotify does not recurse). Adding a watch that

@@ -51,6 +51,11 @@ type Pane struct {
 	// Session is the session the pane's breadcrumb names (its agent's
 	// session while one runs); nil when none.
 	Session *SessionRef `json:"session,omitempty"`
+	// Hosts is the tmux session this pane shows when a tmux client runs in
+	// it (tmux in a kitty window): the pane is that session's terminal, and
+	// the session's own panes are listed under their server. Set only when
+	// the engine watches that tmux server too.
+	Hosts *Hosted `json:"hosts,omitempty"`
 }
 
 // Agent is one running agent, from its live file.
