@@ -1,70 +1,15 @@
 package conformance
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/xcsh-dev/xcsh/internal/jsjson"
+)
 
 // JavaScript string helpers over WTF-8 strings (see value.go).
 
-// seqLen decodes the UTF-8 sequence at s[i] as the WHATWG decoder does: the
-// length of a valid sequence and true, or the length of the maximal ill-formed
-// subpart (one U+FFFD) and false.
-func seqLen(s string, i int) (int, bool) {
-	b0 := s[i]
-	n := len(s)
-	cont := func(j int, lo, hi byte) bool { return j < n && s[j] >= lo && s[j] <= hi }
-	switch {
-	case b0 < 0x80:
-		return 1, true
-	case b0 < 0xC2:
-		return 1, false
-	case b0 < 0xE0:
-		if cont(i+1, 0x80, 0xBF) {
-			return 2, true
-		}
-		return 1, false
-	case b0 < 0xF0:
-		lo, hi := byte(0x80), byte(0xBF)
-		switch b0 {
-		case 0xE0:
-			lo = 0xA0
-		case 0xED:
-			hi = 0x9F
-		}
-		if !cont(i+1, lo, hi) {
-			return 1, false
-		}
-		if !cont(i+2, 0x80, 0xBF) {
-			return 2, false
-		}
-		return 3, true
-	case b0 < 0xF5:
-		lo, hi := byte(0x80), byte(0xBF)
-		switch b0 {
-		case 0xF0:
-			lo = 0x90
-		case 0xF4:
-			hi = 0x8F
-		}
-		if !cont(i+1, lo, hi) {
-			return 1, false
-		}
-		if !cont(i+2, 0x80, 0xBF) {
-			return 2, false
-		}
-		if !cont(i+3, 0x80, 0xBF) {
-			return 3, false
-		}
-		return 4, true
-	}
-	return 1, false
-}
-
-// surrogateAt reports whether s[i:] starts with a WTF-8 surrogate (ED A0..BF xx).
-func surrogateAt(s string, i int) (uint16, bool) {
-	if i+2 < len(s) && s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2]&0xC0 == 0x80 {
-		return 0xD000 | uint16(s[i+1]&0x3F)<<6 | uint16(s[i+2]&0x3F), true
-	}
-	return 0, false
-}
+// utf16Len returns JavaScript's s.length.
+func utf16Len(s string) int { return jsjson.UTF16Len(s) }
 
 // utf16Units returns the UTF-16 code units of WTF-8 string s.
 func utf16Units(s string) []uint16 {
@@ -75,12 +20,12 @@ func utf16Units(s string) []uint16 {
 			i++
 			continue
 		}
-		if u, ok := surrogateAt(s, i); ok {
+		if u, ok := jsjson.SurrogateAt(s, i); ok {
 			out = append(out, u)
 			i += 3
 			continue
 		}
-		l, ok := seqLen(s, i)
+		l, ok := jsjson.SeqLen(s, i)
 		if !ok {
 			out = append(out, 0xFFFD)
 			i += l
@@ -119,31 +64,6 @@ func fromUnits(u []uint16) string {
 	return string(b)
 }
 
-// utf16Len returns JavaScript's s.length.
-func utf16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		if s[i] < 0x80 {
-			i++
-			n++
-			continue
-		}
-		if _, ok := surrogateAt(s, i); ok {
-			i += 3
-			n++
-			continue
-		}
-		l, ok := seqLen(s, i)
-		if ok && l == 4 {
-			n += 2
-		} else {
-			n++
-		}
-		i += l
-	}
-	return n
-}
-
 // toUTF8 returns what Buffer.from(s, "utf8") holds: lone surrogates (and any
 // ill-formed byte) become U+FFFD.
 func toUTF8(s string) string {
@@ -157,12 +77,12 @@ func toUTF8(s string) string {
 			i++
 			continue
 		}
-		if _, ok := surrogateAt(s, i); ok {
+		if _, ok := jsjson.SurrogateAt(s, i); ok {
 			b = append(b, "\uFFFD"...)
 			i += 3
 			continue
 		}
-		l, ok := seqLen(s, i)
+		l, ok := jsjson.SeqLen(s, i)
 		if ok {
 			b = append(b, s[i:i+l]...)
 		} else {
@@ -182,7 +102,7 @@ func decodeText(buf []byte) string {
 	s := string(buf)
 	b := make([]byte, 0, len(s)+16)
 	for i := 0; i < len(s); {
-		l, ok := seqLen(s, i)
+		l, ok := jsjson.SeqLen(s, i)
 		if ok {
 			b = append(b, s[i:i+l]...)
 		} else {

@@ -91,6 +91,15 @@ func appendRune(dst []byte, r rune) []byte {
 	return append(dst, 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
 }
 
+// SeqLen decodes the UTF-8 sequence at s[i] as the WHATWG decoder does:
+// the length of a valid sequence and true, or the length of the maximal
+// ill-formed subpart (one U+FFFD) and false.
+func SeqLen(s string, i int) (int, bool) { return seqLen(s, i) }
+
+// SurrogateAt reports whether s[i:] starts with a WTF-8 encoded surrogate
+// (ED A0..BF xx) and returns its UTF-16 unit.
+func SurrogateAt(s string, i int) (uint16, bool) { return surrogateAt(s, i) }
+
 // UTF16Len returns the length of WTF-8 string s in UTF-16 code units, which is
 // what JavaScript's .length reports. Each ill-formed subpart counts as one
 // U+FFFD; a surrogate pair written as two WTF-8 surrogates counts as two units.
