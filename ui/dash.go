@@ -186,6 +186,7 @@ func NewDash(opt DashOptions) *Dash {
 		snap: opt.Initial, infos: map[string]session.SessionInfo{}, shortCache: map[string]string{},
 		notified: map[string]bool{}, width: 80, height: 24,
 	}
+	d.attention() // waits already there are not announced
 	d.rebuild()
 	return d
 }
@@ -656,6 +657,14 @@ func (d *Dash) handlePreviewRead(m previewReadMsg) tea.Cmd {
 
 // handleKey dispatches a key by mode.
 func (d *Dash) handleKey(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste && d.mode != dashFilter {
+		// Keys typed quickly arrive as one message: each is a command.
+		var cmds []tea.Cmd
+		for _, r := range k.Runes {
+			cmds = append(cmds, d.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+		}
+		return tea.Sequence(cmds...)
+	}
 	switch d.mode {
 	case dashHelp:
 		if key.Matches(k, d.keys.Help, d.keys.Cancel) || k.String() == "q" {

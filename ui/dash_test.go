@@ -345,3 +345,300 @@ func TestDashGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestDashIntents: each key sends the intent it names, for the row under
+// the cursor, and refuses with a status where there is nothing to do.
+func TestDashIntents(t *testing.T) {
+	// Paths are written with $DIR for the world's directory.
+	lexer, deploy, old := "$DIR/lexer.jsonl", "$DIR/deploy.jsonl", "$DIR/old.jsonl"
+	keys := func(s string) []tea.KeyMsg {
+		var out []tea.KeyMsg
+		for _, r := range s {
+			out = append(out, keyRunes(string(r)))
+		}
+		return out
+	}
+	cat := func(parts ...[]tea.KeyMsg) []tea.KeyMsg {
+		var out []tea.KeyMsg
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		row    string // the row selected first ("" leaves the cursor)
+		keys   []tea.KeyMsg
+		want   []DashIntent
+		status string
+	}{
+		{name: "enter jumps", keys: []tea.KeyMsg{dkEnter}, want: []DashIntent{{Kind: IntentJump, Pane: "%1"}}},
+		{name: "enter on the dashboard's own pane", row: "pane:%0", keys: []tea.KeyMsg{dkEnter}, status: "dashboard's own pane"},
+		{name: "enter on an agent outside tmux", row: "agent:105", keys: []tea.KeyMsg{dkEnter}, status: "runs outside tmux"},
+		{name: "w jumps to the waiting agent", row: "pane:%4", keys: keys("w"), want: []DashIntent{{Kind: IntentJump, Pane: "%1"}}},
+		{name: "resume into the pane itself", row: "pane:%3", keys: cat(keys("r"), []tea.KeyMsg{dkEnter}),
+			want: []DashIntent{{Kind: IntentLaunch, Launch: supervisor.LaunchSpec{Resume: deploy, Into: true, Target: "%3", KeepShell: true}}}},
+		{name: "resume into a split", row: "pane:%3", keys: cat(keys("r"), []tea.KeyMsg{dkDown, dkDown, dkEnter}),
+			want: []DashIntent{{Kind: IntentLaunch, Launch: supervisor.LaunchSpec{Resume: deploy, Kind: "split", Target: "%3", Horizontal: true, KeepShell: true}}}},
+		{name: "resume into another idle shell", row: "pane:%3", keys: cat(keys("r"), []tea.KeyMsg{dkDown, dkDown, dkDown, dkDown, dkEnter}),
+			want: []DashIntent{{Kind: IntentLaunch, Launch: supervisor.LaunchSpec{Resume: deploy, Into: true, Target: "%5", KeepShell: true}}}},
+		{name: "resume of a live session is refused", keys: keys("r"), status: "is live in %1: enter jumps there, f forks it"},
+		{name: "resume with no session", row: "pane:%5", keys: keys("r"), status: "no session to resume here"},
+		{name: "fork into a split", keys: cat(keys("f"), []tea.KeyMsg{dkEnter}),
+			want: []DashIntent{{Kind: IntentLaunch, Launch: supervisor.LaunchSpec{Fork: lexer, Kind: "split", Target: "%1", Cwd: dashHome + "/proj", KeepShell: true}}}},
+		{name: "fork into a window", keys: cat(keys("f"), []tea.KeyMsg{dkDown, dkDown, dkEnter}),
+			want: []DashIntent{{Kind: IntentLaunch, Launch: supervisor.LaunchSpec{Fork: lexer, Kind: "window", Target: "$0", Cwd: dashHome + "/proj", KeepShell: true}}}},
+		{name: "new agent", row: "pane:%4", keys: cat(keys("n"), []tea.KeyMsg{dkEnter}),
+			want: []DashIntent{{Kind: IntentLaunch, Launch: supervisor.LaunchSpec{Kind: "split", Target: "%4", Cwd: "/srv/docs", KeepShell: true}}}},
+		{name: "target list cancelled", keys: cat(keys("f"), []tea.KeyMsg{dkEsc, dkEnter}), want: []DashIntent{{Kind: IntentJump, Pane: "%1"}}},
+		{name: "close asks, y closes", keys: keys("xy"), want: []DashIntent{{Kind: IntentClose, Pane: "%1"}}},
+		{name: "close asks, n keeps", keys: keys("xn")},
+		{name: "close with no agent", row: "pane:%3", keys: keys("x"), status: "no agent runs in a pane here"},
+		{name: "a past session: enter offers to resume", keys: cat([]tea.KeyMsg{dkTab}, keys("/vacuum"), []tea.KeyMsg{dkEnter, dkEnter, dkEnter}),
+			want: []DashIntent{{Kind: IntentLaunch, Launch: supervisor.LaunchSpec{Resume: old, Kind: "split", Target: "%0", KeepShell: true}}}},
+		{name: "keys typed at once", row: "pane:%2", keys: []tea.KeyMsg{keyRunes("kk"), dkEnter}, want: []DashIntent{{Kind: IntentJump, Pane: "%1"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newDashWorld(t)
+			w.result = DashResult{Text: "done"}
+			opt := w.options()
+			d := newTestDash(w, opt)
+			if tt.row != "" {
+				selectRow(t, d, tt.row)
+			}
+			pressDash(d, tt.keys...)
+			got := strings.ReplaceAll(fmt.Sprintf("%+v", w.done()), w.dir, "$DIR")
+			if got != fmt.Sprintf("%+v", tt.want) {
+				t.Errorf("intents:\n%+v\nwant:\n%+v", got, tt.want)
+			}
+			if tt.status != "" && !strings.Contains(d.status, tt.status) {
+				t.Errorf("status %q, want it to say %q", d.status, tt.status)
+			}
+		})
+	}
+}
+
+// TestDashPopupQuitsAfterJump: in a popup a jump closes the dashboard; in
+// a pane it stays.
+func TestDashPopupQuitsAfterJump(t *testing.T) {
+	for _, popup := range []bool{false, true} {
+		w := newDashWorld(t)
+		opt := w.options()
+		opt.Popup = popup
+		d := newTestDash(w, opt)
+		_, cmd := d.Update(dkEnter)
+		done := cmd()
+		_, cmd = d.Update(done)
+		quits := cmd != nil && fmt.Sprint(cmd()) == fmt.Sprint(tea.Quit())
+		if quits != popup {
+			t.Errorf("popup %v: quit after a jump = %v", popup, quits)
+		}
+	}
+}
+
+// TestDashAttention: an agent that starts waiting where no client shows its
+// pane is announced once; one already waiting when the dashboard opens, or
+// in a visible pane, is not.
+func TestDashAttention(t *testing.T) {
+	w := newDashWorld(t)
+	d := newTestDash(w, w.options())
+	if got := w.done(); len(got) != 0 {
+		t.Fatalf("the wait already there was announced: %+v", got)
+	}
+	s := w.snap
+	s.Seq++
+	s.Agents = append([]supervisor.Agent(nil), s.Agents...)
+	s.Panes = append([]supervisor.Pane(nil), s.Panes...)
+	s.Agents[1].State, s.Agents[1].Since = "waiting", dashNow.Add(-time.Second) // %2, not visible
+	s.Agents[2].State, s.Agents[2].Since = "waiting", dashNow                   // %4, made visible
+	s.Panes[4].Visible = true
+	run(d, DashSnapshotMsg{Snapshot: s})
+	got := w.done()
+	if len(got) != 1 || got[0].Kind != IntentNotify || got[0].Pane != "%2" || !strings.Contains(got[0].Text, "is waiting in %2 (main:1)") {
+		t.Fatalf("announcements %+v, want one for %%2", got)
+	}
+	if !strings.Contains(d.View(), "w jumps there") {
+		t.Errorf("the status line does not say so:\n%s", d.View())
+	}
+	s.Seq++
+	run(d, DashSnapshotMsg{Snapshot: s})
+	if got := w.done(); len(got) != 1 {
+		t.Errorf("the same wait was announced again: %+v", got)
+	}
+	// w now jumps to the one waiting longest: %1 (3m).
+	pressDash(d, keyRunes("w"))
+	if got := w.done(); got[len(got)-1].Kind != IntentJump || got[len(got)-1].Pane != "%1" {
+		t.Errorf("w: %+v", got[len(got)-1])
+	}
+	// Notify off: no intent, the status line still says it.
+	w2 := newDashWorld(t)
+	opt := w2.options()
+	opt.Notify = false
+	d2 := newTestDash(w2, opt)
+	run(d2, DashSnapshotMsg{Snapshot: s})
+	if got := w2.done(); len(got) != 0 {
+		t.Errorf("announced with Notify off: %+v", got)
+	}
+	if !strings.Contains(d2.status, "is waiting in %2") {
+		t.Errorf("status %q", d2.status)
+	}
+}
+
+// TestDashPreviewFollows: the preview reads the end of the file, then only
+// what is appended; a file replaced by a rewrite is read again.
+func TestDashPreviewFollows(t *testing.T) {
+	w := newDashWorld(t)
+	changed := make(chan struct{}, 1)
+	stopped := 0
+	opt := w.options()
+	opt.Follow = func(path string) (<-chan struct{}, func()) {
+		if path != w.path("lexer") {
+			return nil, func() {}
+		}
+		return changed, func() { stopped++ }
+	}
+	d := newTestDash(w, opt)
+	if !strings.Contains(d.View(), "May I run the benchmarks?") {
+		t.Fatalf("preview:\n%s", d.View())
+	}
+	// Text already read is not read again: change it in place (same size,
+	// same file), then append.
+	data, _ := os.ReadFile(w.path("lexer"))
+	data2 := strings.Replace(string(data), "May I run", "XXXXXXXXX", 1)
+	f, _ := os.OpenFile(w.path("lexer"), os.O_WRONLY, 0)
+	if _, err := f.WriteAt([]byte(data2), 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	w.appendMessage("lexer", "n1", "user", "yes, run them")
+	changed <- struct{}{}
+	run(d, previewChangedMsg{path: w.path("lexer")})
+	v := d.View()
+	if !strings.Contains(v, "user: yes, run them") || !strings.Contains(v, "May I run the benchmarks?") {
+		t.Fatalf("after an append the preview shows:\n%s", v)
+	}
+	// A torn last line waits for its end.
+	line := dashMessageLine("n2", "assistant", "benchmarks done")
+	fa, _ := os.OpenFile(w.path("lexer"), os.O_APPEND|os.O_WRONLY, 0)
+	fa.WriteString(line[:20])
+	run(d, previewChangedMsg{path: w.path("lexer")})
+	if strings.Contains(d.View(), "benchmarks done") {
+		t.Fatal("a torn line was shown")
+	}
+	fa.WriteString(line[20:])
+	fa.Close()
+	// A snapshot alone (no watch event) reads what was appended too.
+	s := w.snap
+	s.Seq++
+	run(d, DashSnapshotMsg{Snapshot: s})
+	if !strings.Contains(d.View(), "assistant: benchmarks done") {
+		t.Fatalf("after the line ended:\n%s", d.View())
+	}
+	// A rewrite replaces the file: it is read from its end again.
+	tmp := w.path("lexer") + ".tmp"
+	if err := os.WriteFile(tmp, []byte(data2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, w.path("lexer")); err != nil {
+		t.Fatal(err)
+	}
+	run(d, previewChangedMsg{path: w.path("lexer")})
+	v = d.View()
+	if !strings.Contains(v, "XXXXXXXXX") || strings.Contains(v, "benchmarks done") {
+		t.Fatalf("after a rewrite:\n%s", v)
+	}
+	// Moving to another row stops the watch.
+	pressDash(d, dkDown)
+	if stopped != 1 {
+		t.Errorf("watch stopped %d times, want 1", stopped)
+	}
+}
+
+// TestDashSelectionKept: the cursor stays on its row when a snapshot
+// reorders the rows, and moves to a pane a launch created once it appears.
+func TestDashSelectionKept(t *testing.T) {
+	w := newDashWorld(t)
+	w.result = DashResult{Pane: "%9", Text: "launched"}
+	d := newTestDash(w, w.options())
+	selectRow(t, d, "pane:%4")
+	s := w.snap
+	s.Seq++
+	s.Agents = append([]supervisor.Agent(nil), s.Agents...)
+	s.Agents[2].State = "waiting" // %4 moves up
+	run(d, DashSnapshotMsg{Snapshot: s})
+	if r := d.selected(); r == nil || r.key != "pane:%4" {
+		t.Fatalf("selected %+v after a reorder, want %%4", r)
+	}
+	pressDash(d, keyRunes("n"), dkEnter)
+	s.Seq++
+	s.Panes = append(append([]supervisor.Pane(nil), s.Panes...), supervisor.Pane{
+		MuxPane: supervisor.MuxPane{MuxSession: "$1", MuxSessionName: "side", ID: "%9", Cwd: "/srv/docs"}, Foreground: supervisor.FgShell})
+	run(d, DashSnapshotMsg{Snapshot: s})
+	if r := d.selected(); r == nil || r.key != "pane:%9" {
+		t.Fatalf("selected %+v after the launch, want the new pane %%9", r)
+	}
+	if !strings.Contains(d.View(), "launched") {
+		t.Errorf("status:\n%s", d.View())
+	}
+}
+
+// TestDashSnapshotsChannel: snapshots from the engine's channel reach the
+// screen of a running program.
+func TestDashSnapshotsChannel(t *testing.T) {
+	w := newDashWorld(t)
+	ch := make(chan supervisor.Snapshot, 1)
+	opt := w.options()
+	opt.Snapshots = ch
+	tm := teatest.NewTestModel(t, NewDash(opt), teatest.WithInitialTermSize(80, 24))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "May I run") }, teatest.WithDuration(5*time.Second))
+	s := w.snap
+	s.Seq++
+	s.Agents = append([]supervisor.Agent(nil), s.Agents...)
+	s.Agents[2].State, s.Agents[2].Since = "busy", dashNow.Add(-7*time.Second)
+	s.Counts = map[string]int{"waiting": 1, "busy": 3}
+	ch <- s
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "busy 7s") }, teatest.WithDuration(5*time.Second))
+	s.Seq++
+	s.Agents[2].State = "idle"
+	ch <- s
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return strings.Contains(string(b), "2 busy · 1 idle") || strings.Contains(string(b), "idle  ")
+	},
+		teatest.WithDuration(5*time.Second))
+	close(ch)
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+func TestContainsFold(t *testing.T) {
+	tests := []struct {
+		s, w string
+		want bool
+	}{
+		{"Fix the Parser on CRLF", "crlf", true},
+		{"Fix the Parser on CRLF", "parser on", true},
+		{"Fix the Parser", "parsers", false},
+		{"", "a", false},
+		{"abc", "", true},
+		{"aAaAb", "aab", true},
+		{"Ünïcode Straße", "straße", true},
+		{"xyz", "xyzz", false},
+	}
+	for _, tt := range tests {
+		if got := containsFold(tt.s, tt.w); got != tt.want {
+			t.Errorf("containsFold(%q, %q) = %v", tt.s, tt.w, got)
+		}
+	}
+}
+
+func TestShortAge(t *testing.T) {
+	for d, want := range map[time.Duration]string{-time.Second: "0s", 12 * time.Second: "12s", 3 * time.Minute: "3m",
+		5 * time.Hour: "5h", 47 * time.Hour: "47h", 72 * time.Hour: "3d"} {
+		if got := shortAge(d); got != want {
+			t.Errorf("shortAge(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
