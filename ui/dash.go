@@ -127,12 +127,14 @@ type Dash struct {
 	snap       supervisor.Snapshot
 	infos      map[string]session.SessionInfo // by path, from Infos and AllSessions
 	all        []session.SessionInfo
-	shortCache map[string]string // lower-cased match text of all-sessions rows, per file version
+	shortCache map[string]shortCached // match text of all-sessions rows, per file version
 
 	// Loads in flight, and whether another is due when they end.
 	infosBusy, infosAgain bool
 	allBusy, allAgain     bool
 	allLoaded             bool
+	allAt                 time.Time // when the last listing started (real time)
+	allDue                bool      // a listing is scheduled
 
 	view        dashView
 	group       groupMode
@@ -183,7 +185,7 @@ func NewDash(opt DashOptions) *Dash {
 	ctx, stop := context.WithCancel(context.Background())
 	d := &Dash{
 		opt: opt, keys: newDashKeyMap(), ctx: ctx, stop: stop,
-		snap: opt.Initial, infos: map[string]session.SessionInfo{}, shortCache: map[string]string{},
+		snap: opt.Initial, infos: map[string]session.SessionInfo{}, shortCache: map[string]shortCached{},
 		notified: map[string]bool{}, width: 80, height: 24,
 	}
 	d.attention() // waits already there are not announced
@@ -246,6 +248,11 @@ func (d *Dash) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return d, d.handlePreviewFollow(msg)
 	case dashTickMsg:
 		return d, d.handleTick()
+	case dashAllDueMsg:
+		d.allDue = false
+		if d.view == viewAll {
+			return d, d.loadAll()
+		}
 	}
 	return d, nil
 }
@@ -270,9 +277,31 @@ func (d *Dash) handleSnapshot(m DashSnapshotMsg) tea.Cmd {
 func (d *Dash) afterSnapshot() []tea.Cmd {
 	cmds := []tea.Cmd{d.loadInfos(), d.syncPreview(true), d.tick()}
 	if d.view == viewAll {
-		cmds = append(cmds, d.loadAll())
+		cmds = append(cmds, d.reloadAllSoon())
 	}
 	return cmds
+}
+
+// allReloadEvery spaces the listings of every session that snapshots call
+// for: with thousands of sessions a listing stats every file (the index
+// reads only those that changed).
+const allReloadEvery = 2 * time.Second
+
+// dashAllDueMsg: a listing put off by allReloadEvery is due.
+type dashAllDueMsg struct{}
+
+// reloadAllSoon lists every session now, or once allReloadEvery has passed
+// since the last listing.
+func (d *Dash) reloadAllSoon() tea.Cmd {
+	if d.allDue {
+		return nil
+	}
+	wait := allReloadEvery - time.Since(d.allAt)
+	if wait <= 0 {
+		return d.loadAll()
+	}
+	d.allDue = true
+	return tea.Tick(wait, func(time.Time) tea.Msg { return dashAllDueMsg{} })
 }
 
 // loadInfos looks the live sessions up in the index, off the update loop.
@@ -334,7 +363,7 @@ func (d *Dash) loadAll() tea.Cmd {
 		d.allAgain = true
 		return nil
 	}
-	d.allBusy = true
+	d.allBusy, d.allAt = true, time.Now()
 	all := d.opt.AllSessions
 	return func() tea.Msg { return dashAllMsg{all()} }
 }
@@ -346,7 +375,7 @@ func (d *Dash) handleAll(m dashAllMsg) tea.Cmd {
 		d.infos[in.Path] = in
 	}
 	if len(d.shortCache) > 2*len(d.all)+100 {
-		d.shortCache = map[string]string{}
+		d.shortCache = map[string]shortCached{}
 	}
 	d.rebuild()
 	cmd := d.syncPreview(false)

@@ -172,19 +172,38 @@ func fillRow(r *dashRow, infos map[string]session.SessionInfo) {
 
 // allRows are the rows of the all-sessions view; live maps a session file to
 // the agent writing it.
-func allRows(all []session.SessionInfo, s supervisor.Snapshot, group groupMode, home string, cache map[string]string) []dashRow {
+func allRows(all []session.SessionInfo, s supervisor.Snapshot, group groupMode, home string, cache map[string]shortCached) []dashRow {
 	live := make(map[string]*supervisor.Agent, len(s.Agents))
 	for i := range s.Agents {
 		if f := s.Agents[i].SessionFile; f != "" {
 			live[filepath.Clean(f)] = &s.Agents[i]
+			live[f] = &s.Agents[i]
 		}
 	}
 	rows := make([]dashRow, len(all))
 	for i := range all {
 		info := &all[i]
 		r := &rows[i]
-		*r = dashRow{key: "session:" + info.Path, info: info, sessionPath: info.Path, cwd: info.Cwd,
+		// A path is a key no pane or agent key can be ("pane:", "agent:").
+		*r = dashRow{key: info.Path, info: info, sessionPath: info.Path, cwd: info.Cwd,
 			activity: info.Modified, rank: stateRank("")}
+		if len(live) > 0 {
+			if a := live[info.Path]; a != nil {
+				r.agent, r.livePane, r.rank = a, a.Pane, stateRank(a.State)
+				if a.UpdatedAt.After(r.activity) {
+					r.activity = a.UpdatedAt
+				}
+			}
+		}
+		if group == groupProject {
+			r.group = shortPath(r.cwd, home)
+		}
+		// Title and match text are kept per file version: with thousands
+		// of sessions a snapshot must not work them out again.
+		if c, ok := cache[info.Path]; ok && c.mod.Equal(info.Modified) && c.live == (r.agent != nil) {
+			r.title, r.short = c.title, c.short
+			continue
+		}
 		if info.Title != nil {
 			r.title = *info.Title
 		}
@@ -192,26 +211,17 @@ func allRows(all []session.SessionInfo, s supervisor.Snapshot, group groupMode, 
 			r.title = info.FirstMessage
 		}
 		r.title = session.SanitizeName(r.title)
-		if a := live[filepath.Clean(info.Path)]; a != nil {
-			r.agent, r.livePane, r.rank = a, a.Pane, stateRank(a.State)
-			if a.UpdatedAt.After(r.activity) {
-				r.activity = a.UpdatedAt
-			}
-		}
-		if group == groupProject {
-			r.group = shortPath(r.cwd, home)
-		}
-		// The lower-cased match text is kept per file version: with
-		// thousands of sessions a snapshot must not rebuild it.
-		ck := info.Path + "\x00" + info.Modified.String()
-		if v, ok := cache[ck]; ok {
-			r.short = v
-		} else {
-			r.short = rowShort(r)
-			cache[ck] = r.short
-		}
+		r.short = rowShort(r)
+		cache[info.Path] = shortCached{mod: info.Modified, live: r.agent != nil, title: r.title, short: r.short}
 	}
 	return rows
+}
+
+// shortCached is the title and match text of a session file as it was.
+type shortCached struct {
+	mod          time.Time
+	live         bool // the text names the agent's model
+	title, short string
 }
 
 func rowShort(r *dashRow) string {
