@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -190,28 +191,7 @@ func (e *Engine) passOf(ctx context.Context, which muxSet) (Snapshot, error) {
 	e.passMu.Lock()
 	defer e.passMu.Unlock()
 	e.passes.Add(1)
-	listed := false
-	for i, m := range e.muxes {
-		if which&(1<<i) == 0 {
-			continue
-		}
-		listed = true
-		e.queries.Add(1)
-		ps, err := m.Panes(ctx)
-		e.muxErrs[i] = err
-		if err == nil {
-			e.byMux[i], e.seen[i] = ps, true
-		} else if isGone(err) {
-			e.byMux[i] = nil
-		}
-	}
-	if listed {
-		e.panes = e.panes[:0]
-		for _, ps := range e.byMux {
-			e.panes = append(e.panes, ps...)
-		}
-		e.findHosts(ctx)
-	}
+	e.listMuxes(ctx, which)
 	snap := e.build()
 	snap.Server = e.serverName()
 	err := e.muxErr()
@@ -220,6 +200,44 @@ func (e *Engine) passOf(ctx context.Context, which muxSet) (Snapshot, error) {
 	}
 	e.publish(snap)
 	return e.Current(), err
+}
+
+// listMuxes lists the panes of the multiplexers in which and reports
+// whether a listing or its error differs from the last. passMu must be
+// held.
+func (e *Engine) listMuxes(ctx context.Context, which muxSet) bool {
+	changed := false
+	for i, m := range e.muxes {
+		if which&(1<<i) == 0 {
+			continue
+		}
+		e.queries.Add(1)
+		ps, err := m.Panes(ctx)
+		if (err == nil) != (e.muxErrs[i] == nil) || (err != nil && err.Error() != e.muxErrs[i].Error()) {
+			changed = true
+		}
+		e.muxErrs[i] = err
+		switch {
+		case err == nil:
+			changed = changed || !e.seen[i] || !slices.Equal(ps, e.byMux[i])
+			e.byMux[i], e.seen[i] = ps, true
+		case isGone(err):
+			changed = changed || e.byMux[i] != nil
+			e.byMux[i] = nil
+		}
+	}
+	if changed {
+		e.panes = e.panes[:0]
+		for _, ps := range e.byMux {
+			e.panes = append(e.panes, ps...)
+		}
+	}
+	if which != 0 && len(e.muxes) > 0 {
+		old := e.hosts
+		e.findHosts(ctx)
+		changed = changed || !sameHosts(old, e.hosts)
+	}
+	return changed
 }
 
 // muxErr is the last listing error: the one multiplexer's as it is, several

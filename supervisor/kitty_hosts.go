@@ -1,6 +1,9 @@
 package supervisor
 
-import "context"
+import (
+	"context"
+	"maps"
+)
 
 // Hosted is the tmux session shown in another multiplexer's pane: a kitty
 // window (or a tmux pane) whose terminal a tmux client is attached from.
@@ -88,4 +91,9 @@ func (e *Engine) findHosts(ctx context.Context) {
 			e.hosts[paneKey(p)] = h
 		}
 	}
+}
+
+// sameHosts reports whether two host markings say the same.
+func sameHosts(a, b map[string]*Hosted) bool {
+	return maps.EqualFunc(a, b, func(x, y *Hosted) bool { return *x == *y })
 }

@@ -115,6 +115,17 @@ func (mw *muxWatch) close() {
 	}
 }
 
+// pollChanged lists the multiplexers in which, as a poll does, and
+// reports whether anything differs from the last listing; only then does a
+// pass follow. A kitty listing carries each window's foreground processes,
+// so a program starting in a window shows as a change too. With nothing
+// changing, a poll costs one listing and no pass.
+func (e *Engine) pollChanged(ctx context.Context, which muxSet) bool {
+	e.passMu.Lock()
+	defer e.passMu.Unlock()
+	return e.listMuxes(ctx, which)
+}
+
 // serversGone reports whether every multiplexer's server is gone and at
 // least one of them was seen: Run's end with Config.ExitWithServer.
 func (e *Engine) serversGone() bool {

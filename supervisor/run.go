@@ -117,7 +117,9 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.rings.Add(1)
 			arm(mw.rang())
 		case <-poll:
-			arm(mw.polled)
+			if e.pollChanged(ctx, mw.polled) {
+				arm(0) // the listing is fresh: the pass need not list again
+			}
 		case ev, ok := <-w.Events:
 			if !ok {
 				return errors.New("file watcher closed")
