@@ -52,6 +52,11 @@ func (a *app) actions(c *cobra.Command) (*supervisor.Actions, *supervisor.Tmux, 
 	if err != nil {
 		return nil, nil, err
 	}
+	return a.actionsOn(c, mux), mux, nil
+}
+
+// actionsOn builds the supervisor's actions on mux.
+func (a *app) actionsOn(c *cobra.Command, mux supervisor.Multiplexer) *supervisor.Actions {
 	agentCmd := strings.Fields(a.v.GetString("agent_command"))
 	if f := c.Flags().Lookup("agent-cmd"); f != nil && f.Changed {
 		agentCmd = strings.Fields(f.Value.String())
@@ -62,7 +67,7 @@ func (a *app) actions(c *cobra.Command) (*supervisor.Actions, *supervisor.Tmux, 
 	return &supervisor.Actions{
 		Paths: a.paths, Mux: mux, Session: a.sessionOptions(),
 		AgentCommand: agentCmd, Env: a.paneEnv(),
-	}, mux, nil
+	}
 }
 
 // selfCommand is this executable (so a pane runs the same build), unless it
@@ -75,8 +80,8 @@ func selfCommand() string {
 }
 
 // paneEnv is what a new pane needs from this process's environment: tmux
-// gives a pane its server's environment, and the agent must use the same
-// agent dir as the command that launched it.
+// gives a pane its server's environment (kitty a window kitty's own), and
+// the agent must use the same agent dir as the command that launched it.
 func (a *app) paneEnv() []string {
 	var env []string
 	if a.cfg.AgentDir != "" {
@@ -102,8 +107,8 @@ func (a *app) launchCommand() *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "launch [flags] [-- agent args...]",
-		Short: "Start an agent in a new tmux split, window or session, or in an idle shell pane; print its pane id",
-		Long: `Start an agent in tmux and print the pane id.
+		Short: "Start an agent in a new tmux or kitty split, window or session, or in an idle shell pane; print its pane id",
+		Long: `Start an agent in tmux or kitty and print the pane id.
 
 Where: --split h|v splits --target (default: this pane inside tmux), --window
 adds a window to --target's session, --session NAME starts a session. With
@@ -115,7 +120,13 @@ session.
 --resume ID and --fork ID continue a session (a fork is written first, in
 --cwd); the pane's breadcrumb names the session before the agent starts, so
 ` + "`xcsh -c`" + ` there continues it even after a restart. Arguments after -- go to
-the agent, e.g. ` + "`xcsh launch --split h -- --model scripted/demo`" + `.`,
+the agent, e.g. ` + "`xcsh launch --split h -- --model scripted/demo`" + `.
+
+kitty: outside tmux, in a kitty whose KITTY_LISTEN_ON is set (or with --kitty
+or --kitty-socket ADDR), panes are kitty windows and pane ids their window
+ids: a split is a window in --target's tab (default: this window's), --window
+a new tab, --session NAME a new OS window. ` + "`xcsh supervise --print-kitty-config`" + `
+prints the kitty.conf lines that turn kitty's remote control on.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var agentArgs []string
 			if n := cmd.ArgsLenAtDash(); n >= 0 {
@@ -155,13 +166,12 @@ the agent, e.g. ` + "`xcsh launch --split h -- --model scripted/demo`" + `.`,
 			if resume != "" && fork != "" {
 				return &UsageError{Msg: "--resume and --fork exclude each other"}
 			}
-			act, mux, err := a.actions(cmd)
+			act, b, err := a.muxActions(cmd)
 			if err != nil {
 				return err
 			}
-			defer mux.Close()
-			srv := tmuxServerOf(cmd)
-			here := callerPane(srv)
+			defer b.mux.Close()
+			here := b.here
 			switch {
 			case places == 0 && target != "":
 				spec.Into = true
@@ -183,7 +193,7 @@ the agent, e.g. ` + "`xcsh launch --split h -- --model scripted/demo`" + `.`,
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			res, err := act.Launch(ctx, spec)
-			if errors.Is(err, tmux.ErrNoServer) && places == 0 && target == "" {
+			if errors.Is(err, tmux.ErrNoServer) && !b.kitty && places == 0 && target == "" {
 				// No server yet: start one, in a session of its own.
 				spec.Kind, spec.Name, spec.Target = "session", "xcsh", ""
 				res, err = act.Launch(ctx, spec)
@@ -201,7 +211,7 @@ the agent, e.g. ` + "`xcsh launch --split h -- --model scripted/demo`" + `.`,
 	f := c.Flags()
 	f.StringVar(&split, "split", "", "split the target pane: h side by side, v one above the other")
 	f.BoolVar(&window, "window", false, "open a new window in the target's session")
-	f.StringVar(&sessionName, "session", "", "start a new tmux session with this name")
+	f.StringVar(&sessionName, "session", "", "start a new tmux session (kitty: OS window) with this name")
 	f.StringVar(&cwd, "cwd", "", "directory of the new pane (default: here; a resume uses the session's own)")
 	f.StringVar(&resume, "resume", "", "resume this session (id prefix or path)")
 	f.StringVar(&fork, "fork", "", "fork this session (id prefix or path) into --cwd and continue the fork")
@@ -211,6 +221,7 @@ the agent, e.g. ` + "`xcsh launch --split h -- --model scripted/demo`" + `.`,
 	f.BoolVar(&focus, "focus", false, "make the new pane current")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	addTmuxFlag(c)
+	addKittyFlags(c)
 	return c
 }
 
@@ -223,5 +234,5 @@ func launchError(err error) error {
 	if errors.Is(err, supervisor.ErrBusyPane) {
 		return &ExitError{Code: 1, Msg: "Refused: " + err.Error() + ". Use a new split (--split h) or a pane at its shell prompt."}
 	}
-	return err
+	return kittyError(err)
 }

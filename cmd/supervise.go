@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -10,7 +12,7 @@ import (
 )
 
 func (a *app) superviseCommand() *cobra.Command {
-	var printConfig, stay bool
+	var printConfig, printKitty, stay bool
 	c := &cobra.Command{
 		Use:   "supervise",
 		Short: "Run the supervisor without a screen: keep breadcrumbs fresh and the snapshot `xcsh status` reads",
@@ -18,17 +20,40 @@ func (a *app) superviseCommand() *cobra.Command {
 It watches the agent dir and the tmux server (hooks at a private index that it
 removes on exit; the user's own hooks are never changed), keeps breadcrumbs
 fresh and keeps the snapshot that ` + "`xcsh status`" + ` reads. It ends with the server
-unless --stay. --print-tmux-config prints the lines to add to ~/.tmux.conf.`,
+unless --stay. --print-tmux-config prints the lines to add to ~/.tmux.conf.
+
+kitty: with --kitty (or --kitty-socket ADDR, or outside tmux in a kitty whose
+KITTY_LISTEN_ON is set) it watches kitty instead; kitty sends no events, so its
+windows are listed every 2 s and when an agent starts or stops.
+--print-kitty-config prints the kitty.conf lines that turn kitty's remote
+control on.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if printConfig {
 				a.printTmuxConfig()
 				return nil
 			}
-			srv := tmuxServerOf(cmd)
-			mux, err := supervisor.NewTmux(srv, nil)
+			if printKitty {
+				a.printKittyConfig()
+				return nil
+			}
+			b, err := backendOf(cmd, nil)
 			if err != nil {
 				return err
+			}
+			mux := b.mux
+			if b.kitty {
+				// Once, to say what to add to kitty.conf when remote control
+				// is off, rather than waiting for a kitty that cannot answer
+				// (with --stay, it says so and waits).
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				err := mux.Start(ctx)
+				cancel()
+				if err != nil && !stay {
+					return kittyError(err)
+				} else if err != nil {
+					fmt.Fprintln(a.err, kittyError(err))
+				}
 			}
 			if s, err := supervisor.ReadSnapshot(supervisor.SnapshotDir(a.paths.Agent), mux.Name()); err == nil {
 				fmt.Fprintf(a.err, "%s is already supervised (pid %d)\n", mux.Name(), s.Writer)
@@ -48,8 +73,10 @@ unless --stay. --print-tmux-config prints the lines to add to ~/.tmux.conf.`,
 		},
 	}
 	c.Flags().BoolVar(&printConfig, "print-tmux-config", false, "print the lines to add to ~/.tmux.conf and exit")
-	c.Flags().BoolVar(&stay, "stay", false, "keep running when the tmux server exits")
+	c.Flags().BoolVar(&printKitty, "print-kitty-config", false, "print the lines to add to kitty.conf and exit")
+	c.Flags().BoolVar(&stay, "stay", false, "keep running when the tmux server (or kitty) exits")
 	addTmuxFlag(c)
+	addKittyFlags(c)
 	return c
 }
 

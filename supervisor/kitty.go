@@ -81,9 +81,14 @@ func (k *Kitty) Changes() <-chan struct{} { return nil }
 // Cheap implements Multiplexer: a listing is one socket round trip.
 func (k *Kitty) Cheap() bool { return true }
 
-// Panes lists every window with one ls.
+// Panes lists every window with one ls. A connection kitty resets or
+// closes unanswered is tried once more: kitty does that while it quits, and
+// the second try then finds it gone rather than reporting a spurious error.
 func (k *Kitty) Panes(ctx context.Context) ([]MuxPane, error) {
 	ws, err := k.c.List(ctx)
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, kitty.ErrNoResponse) {
+		ws, err = k.c.List(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
