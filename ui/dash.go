@@ -686,11 +686,17 @@ func (d *Dash) handlePreviewRead(m previewReadMsg) tea.Cmd {
 
 // handleKey dispatches a key by mode.
 func (d *Dash) handleKey(k tea.KeyMsg) tea.Cmd {
+	if k.Alt && !k.Paste {
+		// No key of the dashboard takes Alt: Esc and a key read together
+		// are the two keys.
+		k.Alt = false
+		return tea.Sequence(d.handleKey(tea.KeyMsg{Type: tea.KeyEsc}), d.handleKey(k))
+	}
 	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste && d.mode != dashFilter {
 		// Keys typed quickly arrive as one message: each is a command.
 		var cmds []tea.Cmd
 		for _, r := range k.Runes {
-			cmds = append(cmds, d.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+			cmds = append(cmds, d.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}))
 		}
 		return tea.Sequence(cmds...)
 	}

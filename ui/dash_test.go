@@ -397,6 +397,8 @@ func TestDashIntents(t *testing.T) {
 		{name: "a past session: enter offers to resume", keys: cat([]tea.KeyMsg{dkTab}, keys("/vacuum"), []tea.KeyMsg{dkEnter, dkEnter, dkEnter}),
 			want: []DashIntent{{Kind: IntentLaunch, Launch: supervisor.LaunchSpec{Resume: old, Kind: "split", Target: "%0", KeepShell: true}}}},
 		{name: "keys typed at once", row: "pane:%2", keys: []tea.KeyMsg{keyRunes("kk"), dkEnter}, want: []DashIntent{{Kind: IntentJump, Pane: "%1"}}},
+		{name: "esc and a key read together", row: "pane:%3", keys: cat(keys("r"), []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune("f"), Alt: true}, dkEnter}),
+			want: []DashIntent{{Kind: IntentLaunch, Launch: supervisor.LaunchSpec{Fork: deploy, Into: true, Target: "%3", KeepShell: true}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
