@@ -17,6 +17,7 @@ import (
 
 	"github.com/xcsh-dev/xcsh/session"
 	"github.com/xcsh-dev/xcsh/supervisor"
+	"github.com/xcsh-dev/xcsh/terminal/tmux"
 	"github.com/xcsh-dev/xcsh/ui"
 )
 
@@ -46,7 +47,7 @@ says so (--attention: a tmux message, the terminal bell, both, or off).
 
 It runs in a pane of its own, outside tmux (a jump then moves the most
 recently active client), or in a popup; --popup closes it after a jump:
-  bind-key a display-popup -E -w 90% -h 85% "xcsh dash --popup"`,
+  ` + dashTmuxBinding("xcsh"),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDash(cmd, popup) },
 	}
@@ -57,9 +58,9 @@ recently active client), or in a popup; --popup closes it after a jump:
 	return c
 }
 
-// DashTmuxBinding is the tmux.conf line that opens the dashboard in a popup
-// on prefix + a.
-func DashTmuxBinding(self string) string {
+// dashTmuxBinding is the tmux.conf line that opens the dashboard in a popup
+// on prefix + a (for `xcsh supervise --print-tmux-config`).
+func dashTmuxBinding(self string) string {
 	return fmt.Sprintf(`bind-key a display-popup -E -w 90%% -h 85%% "%s dash --popup"`, self)
 }
 
@@ -106,12 +107,13 @@ func (a *app) runDash(c *cobra.Command, popup bool) error {
 	ran := make(chan error, 1)
 	go func() { ran <- engine.Run(ctx) }()
 
+	srv := tmuxServerOf(c)
 	self := ""
 	if !popup {
-		self = callerPane(tmuxServerOf(c))
+		self = callerPane(srv)
 	}
 	ix := session.OpenIndex(nil, a.paths.Sessions)
-	dd := &dashDoer{act: act, tm: tm, engine: engine, self: self, attention: attention, out: os.Stdout}
+	dd := &dashDoer{act: act, tm: tm, engine: engine, srv: srv, self: self, attention: attention, out: os.Stdout}
 	d := ui.NewDash(ui.DashOptions{
 		Snapshots: snaps,
 		Infos: func(paths []string) []session.SessionInfo {
@@ -151,6 +153,7 @@ type dashDoer struct {
 	act       *supervisor.Actions
 	tm        *supervisor.Tmux // nil without tmux
 	engine    *supervisor.Engine
+	srv       tmux.Server
 	self      string // the dashboard's pane
 	attention string
 	out       *os.File // the terminal, for the bell
@@ -167,10 +170,19 @@ func (dd *dashDoer) do(ctx context.Context, in ui.DashIntent) (ui.DashResult, er
 		}
 		return ui.DashResult{Pane: p.ID, Text: fmt.Sprintf("jumped to %s (%s:%d) on client %s", p.ID, p.MuxSessionName, p.WindowIndex, client)}, nil
 	case ui.IntentLaunch:
-		res, err := dd.act.Launch(ctx, in.Launch)
+		spec := in.Launch
+		res, err := dd.act.Launch(ctx, spec)
+		if errors.Is(err, tmux.ErrNoServer) && !spec.Into {
+			// No server yet: start one, in a session of its own.
+			spec.Kind, spec.Name, spec.Target = "session", "xcsh", ""
+			res, err = dd.act.Launch(ctx, spec)
+		}
 		if err != nil {
 			return ui.DashResult{}, launchError(err)
 		}
+		// The engine would hear of the pane from tmux; a pass now shows it
+		// at once, also on a server that was not there when it started.
+		_, _ = dd.engine.Sync(ctx)
 		what := "launched an agent"
 		switch {
 		case in.Launch.Resume != "":
@@ -203,7 +215,11 @@ func (dd *dashDoer) ownSession() string {
 			return p.MuxSession
 		}
 	}
-	// $TMUX is "<socket>,<server pid>,<session number>".
+	// In a popup of this server: $TMUX is "<socket>,<server pid>,<session
+	// number>". A dashboard in another server's pane has no session here.
+	if tmux.ServerFromEnv(nil).SocketPath(nil) != dd.srv.SocketPath(nil) {
+		return ""
+	}
 	if v := os.Getenv("TMUX"); v != "" {
 		if f := strings.Split(v, ","); len(f) == 3 && f[2] != "" {
 			return "$" + f[2]

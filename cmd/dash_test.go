@@ -193,3 +193,60 @@ func TestTmuxDash(t *testing.T) {
 		t.Errorf("xcsh dash exited %d", code)
 	}
 }
+
+// TestFollowFile: the watch rings after an append and after the file is
+// replaced by a rename, not for other files; stop closes the channel.
+func TestFollowFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(path, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ch, stop := followFile(path)
+	ring := func(what string) {
+		t.Helper()
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				t.Fatalf("%s: the channel closed", what)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no ring", what)
+		}
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{}\n")
+	f.Close()
+	ring("append")
+	if err := os.WriteFile(filepath.Join(dir, "other.jsonl"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch:
+		t.Fatal("rang for another file")
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := os.WriteFile(path+".tmp", []byte("{}\n{}\n{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+	ring("rewrite")
+	stop()
+	stop()
+	for range ch { // drained, then closed
+	}
+}
+
+// TestDashUsage: the attention mode is checked, and the dashboard needs a
+// terminal.
+func TestDashUsage(t *testing.T) {
+	e := newTestEnv(t)
+	if r := e.run(e.home, "", "dash", "--attention", "loud"); r.code != 2 || !strings.Contains(r.stderr, `--attention "loud": use message, bell, both, off`) {
+		t.Errorf("--attention loud: %s", r)
+	}
+	if r := e.run(e.home, "", "dash"); r.code != 1 || !strings.Contains(r.stderr, "xcsh dash needs a terminal") {
+		t.Errorf("without a terminal: %s", r)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -362,33 +363,34 @@ func (d *Dash) footerLine() string {
 	case d.status != "":
 		return d.status
 	}
+	km := d.keys
 	short := map[string]string{"enter": "jump", "r": "resume", "f": "fork", "n": "new", "x": "close", "w": "waiting",
 		"/": "filter", "tab": "all", "?": "help", "q": "quit"}
 	if d.view == viewAll {
 		short["tab"] = "live"
 	}
-	hint := func(keys ...string) string {
-		parts := make([]string, len(keys))
-		for i, k := range keys {
+	hint := func(bs ...key.Binding) string {
+		parts := make([]string, len(bs))
+		for i, b := range bs {
+			k := b.Help().Key
 			parts[i] = stKey.Render(k) + " " + stDim.Render(short[k])
 		}
 		return strings.Join(parts, "  ")
 	}
-	full := []string{"enter", "r", "f", "n", "x", "/", "tab", "?", "q"}
-	short2 := []string{"enter", "r", "f", "n", "x", "?", "q"}
+	full := []key.Binding{km.Jump, km.Resume, km.Fork, km.New, km.Close, km.Filter, km.View, km.Help, km.Quit}
+	compact := []key.Binding{km.Jump, km.Resume, km.Fork, km.New, km.Close, km.Help, km.Quit}
+	least := []key.Binding{km.Jump, km.Help, km.Quit}
 	if d.snap.Counts[agent.StateWaiting] > 0 {
-		full = append([]string{"w"}, full...)
-		short2 = append([]string{"w"}, short2...)
+		full = append([]key.Binding{km.Waiting}, full...)
+		compact = append([]key.Binding{km.Waiting}, compact...)
+		least = append([]key.Binding{km.Waiting}, least...)
 	}
-	for _, keys := range [][]string{full, short2} {
-		if s := hint(keys...); ansi.StringWidth(s) <= d.width {
+	for _, bs := range [][]key.Binding{full, compact} {
+		if s := hint(bs...); ansi.StringWidth(s) <= d.width {
 			return s
 		}
 	}
-	if d.snap.Counts[agent.StateWaiting] > 0 {
-		return hint("w", "enter", "?", "q")
-	}
-	return hint("enter", "?", "q")
+	return hint(least...)
 }
 
 func (d *Dash) targetLines() []string {
