@@ -25,7 +25,7 @@ type Snapshot struct {
 	Server string `json:"server,omitempty"`
 	// Writer is the pid of the engine that wrote it (for the file on disk).
 	Writer int `json:"writer"`
-	// Panes, in session, window and pane order.
+	// Panes, in server, session, window and pane order.
 	Panes []Pane `json:"panes"`
 	// Agents are the running agents, in a pane or not.
 	Agents []Agent `json:"agents"`
@@ -125,6 +125,9 @@ func (s Snapshot) same(o Snapshot) bool {
 func sortPanes(ps []Pane) {
 	sort.SliceStable(ps, func(i, j int) bool {
 		a, b := ps[i], ps[j]
+		if a.Server != b.Server {
+			return a.Server < b.Server
+		}
 		if a.MuxSession != b.MuxSession {
 			return idLess(a.MuxSession, b.MuxSession)
 		}
