@@ -69,6 +69,24 @@ func waitClient(t *testing.T, s *tmuxServer, what string, cond func(pane string)
 	}
 }
 
+// newPane waits for a pane that is not among before (list-panes output).
+func (s *tmuxServer) newPane(before string) pane {
+	s.t.Helper()
+	deadline := time.Now().Add(paneTimeout)
+	for {
+		out := s.tmux("list-panes", "-a", "-F", "#{pane_id} #{pane_tty}")
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if f := strings.Fields(l); len(f) == 2 && !strings.Contains(before, f[0]+"\n") {
+				return pane{id: f[0], tty: f[1]}
+			}
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("no new pane; panes:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // typeKeys types text into p literally, a key at a time, as a user does.
 func (s *tmuxServer) typeKeys(p pane, text string) {
 	s.t.Helper()
@@ -79,9 +97,9 @@ func (s *tmuxServer) typeKeys(p pane, text string) {
 
 // TestTmuxDash runs the dashboard in a pane of a real tmux server with a
 // client attached and agents in other panes: a state change shows up, w and
-// Enter move the client, r resumes a past session into an idle shell pane
-// and f forks a live one into a new split, where the agents open the right
-// sessions.
+// Enter move the client, r resumes past sessions into an idle shell pane and
+// into a new window, and f forks a live one into a new split; the agents
+// there open the right sessions.
 func TestTmuxDash(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
@@ -96,6 +114,7 @@ func TestTmuxDash(t *testing.T) {
 		t.Fatal(err)
 	}
 	past := e.writeSession(fixture{id: "7e57da5400000001", cwd: proj, title: "Zebra migration", users: []string{"migrate the zebras"}, age: hour})
+	yak := e.writeSession(fixture{id: "7e57da5400000002", cwd: proj, title: "Yak shaving", users: []string{"shave the yak"}, age: 2 * hour})
 
 	s, dash := startTmux(t, e, proj)
 	ag := s.window(proj)
@@ -162,21 +181,7 @@ func TestTmuxDash(t *testing.T) {
 	s.waitScreen(dash, "› new split below "+ag.id)
 	before := s.tmux("list-panes", "-a", "-F", "#{pane_id}")
 	s.keys(dash, "Enter")
-	var forked pane
-	deadline := time.Now().Add(paneTimeout)
-	for forked.id == "" {
-		out := s.tmux("list-panes", "-a", "-F", "#{pane_id} #{pane_tty} #{window_id}")
-		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-			f := strings.Fields(l)
-			if len(f) == 3 && !strings.Contains(before, f[0]+"\n") {
-				forked = pane{id: f[0], tty: f[1]}
-			}
-		}
-		if forked.id == "" && time.Now().After(deadline) {
-			t.Fatalf("no new pane after the fork:\n%s", out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	forked := s.newPane(before)
 	if w := s.tmux("display", "-p", "-t", forked.id, "#{window_id}"); w != s.tmux("display", "-p", "-t", ag.id, "#{window_id}") {
 		t.Errorf("the fork's pane %s is not in the agent's window", forked.id)
 	}
@@ -186,6 +191,28 @@ func TestTmuxDash(t *testing.T) {
 	}
 	s.waitScreen(forked, "write a greeting script")
 	s.waitScreen(dash, fmt.Sprintf("into %s", forked.id))
+
+	// r resumes another past session into a new window.
+	s.keys(dash, "Escape")
+	s.waitScreen(dash, "› "+forked.id)
+	s.keys(dash, "Tab")
+	s.waitScreen(dash, "all · flat")
+	s.typeKeys(dash, "/yak")
+	s.waitScreen(dash, "1 of ")
+	s.keys(dash, "Enter")
+	s.typeKeys(dash, "r")
+	s.waitScreen(dash, "› new split below "+dash.id)
+	before = s.tmux("list-panes", "-a", "-F", "#{pane_id}")
+	s.keys(dash, "Down")
+	s.keys(dash, "Down")
+	s.waitScreen(dash, "› new window in tmux session")
+	s.keys(dash, "Enter")
+	win := s.newPane(before)
+	if n := s.tmux("display", "-p", "-t", win.id, "#{window_panes}"); n != "1\n" {
+		t.Errorf("the resumed session's pane %s shares its window (%s panes)", win.id, strings.TrimSpace(n))
+	}
+	liveIn(t, e, win.tty, "on the second past session", func(l agent.LiveStatus) bool { return l.SessionFile == yak })
+	s.waitScreen(win, "shave the yak")
 
 	// q leaves the dashboard.
 	s.typeKeys(dash, "q")
