@@ -407,7 +407,7 @@ func (d *Dash) targetLines() []string {
 }
 
 func (d *Dash) helpLines() []string {
-	out := []string{stTitle.Render("xcsh dash — keys"), ""}
+	out := []string{stTitle.Render("xcsh dash — keys")}
 	for _, g := range d.keys.helpGroups() {
 		out = append(out, stGroup.Render(g.title))
 		for _, b := range g.keys {
@@ -415,6 +415,6 @@ func (d *Dash) helpLines() []string {
 			out = append(out, "  "+fit(stKey.Render(h.Key), 8)+" "+h.Desc)
 		}
 	}
-	out = append(out, "", stDim.Render("In the target list: ↑↓ choose, enter starts, esc cancels. ? or esc closes this help."))
+	out = append(out, stDim.Render("Target list: ↑↓ choose, enter start, esc cancel. ? or esc: close."))
 	return out
 }
