@@ -46,7 +46,8 @@ When an agent starts waiting where no client shows its pane, the dashboard
 says so (--attention: a tmux message, the terminal bell, both, or off).
 
 It runs in a pane of its own, outside tmux (a jump then moves the most
-recently active client), or in a popup; --popup closes it after a jump:
+recently active client; in a kitty with remote control, outside tmux, it acts
+on kitty's windows), or in a popup; --popup closes it after a jump:
   ` + dashTmuxBinding("xcsh"),
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDash(cmd, popup) },
@@ -55,6 +56,7 @@ recently active client), or in a popup; --popup closes it after a jump:
 	c.Flags().String("attention", "", "how a newly waiting agent out of sight is announced: message, bell, both or off (config dash.attention; default message)")
 	c.Flags().String("agent-cmd", "", "agent command line for r, f and n (default: config agent_command, else xcsh)")
 	addTmuxFlag(c)
+	addKittyFlags(c)
 	return c
 }
 
@@ -89,15 +91,22 @@ func (a *app) runDash(c *cobra.Command, popup bool) error {
 	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
 		return &ExitError{Code: 1, Msg: "xcsh dash needs a terminal (try `xcsh status` for the counts)"}
 	}
-	// Without tmux the dashboard still shows the agents (files only); the
-	// actions then say there is no multiplexer.
+	// tmux, or kitty outside tmux (backendOf). Without either the dashboard
+	// still shows the agents (files only) and the actions say there is no
+	// multiplexer; kitty's setup help and usage errors are said at once.
 	var mux supervisor.Multiplexer
-	act, tm, err := a.actions(c)
-	if err != nil {
+	act, b, err := a.muxActions(c)
+	var ee *ExitError
+	var ue *UsageError
+	switch {
+	case errors.As(err, &ee), errors.As(err, &ue):
+		return err
+	case err != nil:
 		act = &supervisor.Actions{Paths: a.paths, Session: a.sessionOptions()}
-	} else {
-		mux = tm
+	default:
+		mux = b.mux
 	}
+	tm, _ := mux.(*supervisor.Tmux)
 	ctx, cancel := signalContext()
 	defer cancel()
 
@@ -110,7 +119,7 @@ func (a *app) runDash(c *cobra.Command, popup bool) error {
 	srv := tmuxServerOf(c)
 	self := ""
 	if !popup {
-		self = callerPane(srv)
+		self = b.here
 	}
 	ix := session.OpenIndex(nil, a.paths.Sessions)
 	dd := &dashDoer{act: act, tm: tm, engine: engine, srv: srv, self: self, attention: attention, out: os.Stdout}
@@ -168,6 +177,9 @@ func (dd *dashDoer) do(ctx context.Context, in ui.DashIntent) (ui.DashResult, er
 		if err != nil {
 			return ui.DashResult{}, err
 		}
+		if dd.tm == nil {
+			return ui.DashResult{Pane: p.ID, Text: fmt.Sprintf("focused window %s (%s)", p.ID, client)}, nil
+		}
 		return ui.DashResult{Pane: p.ID, Text: fmt.Sprintf("jumped to %s (%s:%d) on client %s", p.ID, p.MuxSessionName, p.WindowIndex, client)}, nil
 	case ui.IntentLaunch:
 		spec := in.Launch
@@ -178,7 +190,7 @@ func (dd *dashDoer) do(ctx context.Context, in ui.DashIntent) (ui.DashResult, er
 			res, err = dd.act.Launch(ctx, spec)
 		}
 		if err != nil {
-			return ui.DashResult{}, launchError(err)
+			return ui.DashResult{}, kittyError(launchError(err))
 		}
 		// The engine would hear of the pane from tmux; a pass now shows it
 		// at once, also on a server that was not there when it started.
@@ -208,8 +220,12 @@ func (dd *dashDoer) do(ctx context.Context, in ui.DashIntent) (ui.DashResult, er
 }
 
 // ownSession is the tmux session the dashboard shows in (its pane's, or in
-// a popup the one $TMUX names), so a jump moves the client it is on.
+// a popup the one $TMUX names), so a jump moves the client it is on; kitty
+// has one focus, so "" there.
 func (dd *dashDoer) ownSession() string {
+	if dd.tm == nil {
+		return ""
+	}
 	if dd.self != "" {
 		if p, ok := dd.engine.Current().PaneByID(dd.self); ok {
 			return p.MuxSession

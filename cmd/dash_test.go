@@ -205,7 +205,7 @@ func TestTmuxDash(t *testing.T) {
 	before = s.tmux("list-panes", "-a", "-F", "#{pane_id}")
 	s.keys(dash, "Down")
 	s.keys(dash, "Down")
-	s.waitScreen(dash, "› new window in tmux session")
+	s.waitScreen(dash, "› new window in session")
 	s.keys(dash, "Enter")
 	win := s.newPane(before)
 	if n := s.tmux("display", "-p", "-t", win.id, "#{window_panes}"); n != "1\n" {

@@ -120,7 +120,7 @@ func (d *Dash) openTarget(kind targetKind) tea.Cmd {
 		add("new split of the current pane", supervisor.LaunchSpec{Kind: "split"})
 	}
 	if refSession != "" {
-		add("new window in tmux session "+refSessionName, supervisor.LaunchSpec{Kind: "window", Target: refSession})
+		add("new window in session "+refSessionName, supervisor.LaunchSpec{Kind: "window", Target: refSession})
 	} else {
 		add("new window", supervisor.LaunchSpec{Kind: "window"})
 	}
