@@ -241,14 +241,14 @@ var (
 	dkTab   = tea.KeyMsg{Type: tea.KeyTab}
 )
 
-// press feeds keys and runs what they start.
+// pressDash feeds keys and runs what they start.
 func pressDash(d *Dash, keys ...tea.KeyMsg) {
 	for _, k := range keys {
 		run(d, k)
 	}
 }
 
-// selectPane moves the cursor to the row of pane id.
+// selectRow moves the cursor to the row with key and reads its preview.
 func selectRow(t *testing.T, d *Dash, key string) {
 	t.Helper()
 	for i, ri := range d.visible {
