@@ -93,5 +93,7 @@ set -ga status-right ' #(%[1]s status --tmux)'
 bind-key J command-prompt -p 'jump to:' "run-shell '%[1]s jump %%%%'"
 # prefix + A: a new agent beside this pane
 bind-key A run-shell '%[1]s launch --split h --target "#{pane_id}" --cwd "#{pane_current_path}"'
-`, self)
+# prefix + a: the dashboard in a popup (Enter jumps and closes it)
+%[2]s
+`, self, dashTmuxBinding(self))
 }
