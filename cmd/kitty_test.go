@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/xcsh-dev/xcsh/terminal/kitty"
 )
 
@@ -147,5 +149,59 @@ func TestKittySetupMessage(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBackendOf: which multiplexer a command acts on, from its flags and
+// environment: innermost first (tmux in a kitty window is tmux), kitty
+// outside tmux when KITTY_LISTEN_ON names it, the setup help in a kitty
+// window without it.
+func TestBackendOf(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		flags []string
+		env   map[string]string
+		kitty bool
+		here  string
+		err   string // in the error; "" for none
+	}{
+		{name: "plain", kitty: false},
+		{name: "tmux inside kitty", env: map[string]string{"TMUX": "/tmp/tmux-0/default,1,0", "TMUX_PANE": "%3",
+			"KITTY_LISTEN_ON": "unix:/k", "KITTY_WINDOW_ID": "2"}, kitty: false},
+		{name: "kitty window", env: map[string]string{"KITTY_LISTEN_ON": "unix:/k", "KITTY_WINDOW_ID": "2"}, kitty: true, here: "2"},
+		{name: "kitty without remote control", env: map[string]string{"KITTY_WINDOW_ID": "2"}, err: "allow_remote_control socket-only"},
+		{name: "--kitty inside tmux", flags: []string{"--kitty"}, env: map[string]string{"TMUX": "/tmp/t,1,0",
+			"KITTY_LISTEN_ON": "unix:/k", "KITTY_WINDOW_ID": "2"}, kitty: true},
+		{name: "--kitty without an address", flags: []string{"--kitty"}, err: "KITTY_LISTEN_ON is not set"},
+		{name: "--kitty-socket of another kitty", flags: []string{"--kitty-socket", "unix:/other"},
+			env: map[string]string{"KITTY_LISTEN_ON": "unix:/k", "KITTY_WINDOW_ID": "2"}, kitty: true},
+		{name: "--tmux-socket in kitty", flags: []string{"--tmux-socket", "work"},
+			env: map[string]string{"KITTY_LISTEN_ON": "unix:/k", "KITTY_WINDOW_ID": "2"}, kitty: false},
+		{name: "both", flags: []string{"--tmux-socket", "work", "--kitty"}, err: "exclude each other"},
+		{name: "a bad address", flags: []string{"--kitty-socket", "nowhere"}, err: "--kitty-socket"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &cobra.Command{}
+			addTmuxFlag(c)
+			addKittyFlags(c)
+			if err := c.ParseFlags(tt.flags); err != nil {
+				t.Fatal(err)
+			}
+			b, err := backendOf(c, func(k string) string { return tt.env[k] })
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.mux.Close()
+			// tmux's own pane comes from this process's environment.
+			if b.kitty != tt.kitty || (tt.kitty && b.here != tt.here) {
+				t.Errorf("kitty %v here %q (%s), want kitty %v here %q", b.kitty, b.here, b.mux.Name(), tt.kitty, tt.here)
+			}
+		})
 	}
 }
