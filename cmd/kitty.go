@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/xcsh-dev/xcsh/supervisor"
 	"github.com/xcsh-dev/xcsh/terminal/kitty"
+	"github.com/xcsh-dev/xcsh/terminal/tmux"
 )
 
 // addKittyFlags adds --kitty and --kitty-socket to a command that acts on
@@ -53,12 +55,21 @@ func backendOf(c *cobra.Command, getenv func(string) string) (backend, error) {
 		}
 		addr = getenv("KITTY_LISTEN_ON")
 	default:
-		srv := tmuxServerOf(c)
+		// As tmuxServerOf and callerPane, through getenv.
+		env := tmux.ServerFromEnv(getenv)
+		srv := env
+		if name, _ := c.Flags().GetString("tmux-socket"); name != "" {
+			srv = tmux.Server{Name: name}
+		}
 		mux, err := supervisor.NewTmux(srv, nil)
 		if err != nil {
 			return backend{}, err
 		}
-		return backend{mux: mux, here: callerPane(srv)}, nil
+		b := backend{mux: mux}
+		if inTmux && env.SocketPath(nil) == srv.SocketPath(nil) {
+			b.here = getenv("TMUX_PANE")
+		}
+		return b, nil
 	}
 	mux, err := supervisor.NewKitty(addr)
 	if err != nil {
@@ -79,6 +90,43 @@ func (a *app) muxActions(c *cobra.Command) (*supervisor.Actions, backend, error)
 		return nil, backend{}, err
 	}
 	return a.actionsOn(c, b.mux), b, nil
+}
+
+// besideMux is the multiplexer to watch beside b's in one engine
+// (supervisor.Config.Muxes), so that a dashboard shows tmux panes and kitty
+// windows side by side: the kitty KITTY_LISTEN_ON names when b is tmux, the
+// tmux server of this environment when b is kitty; nil when that one does
+// not answer now (a server that is not running is not waited for). A tmux
+// client attached in a kitty window then shows as that window hosting its
+// session (supervisor.Pane.Hosts). Each pane's Server names the
+// multiplexer to act on it with (actionsOn).
+func besideMux(ctx context.Context, b backend, getenv func(string) string) supervisor.Multiplexer {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	switch {
+	case b.mux == nil:
+		return nil
+	case !b.kitty:
+		addr := getenv("KITTY_LISTEN_ON")
+		if addr == "" {
+			return nil
+		}
+		k, err := supervisor.NewKitty(addr)
+		if err != nil || k.Start(ctx) != nil {
+			return nil
+		}
+		return k
+	}
+	t, err := supervisor.NewTmux(tmux.ServerFromEnv(getenv), nil)
+	if err != nil {
+		return nil
+	}
+	if _, err := t.Client().Sessions(ctx); err != nil {
+		_ = t.Close()
+		return nil
+	}
+	return t
 }
 
 // kittyError turns "kitty's remote control is off" into the setup help:

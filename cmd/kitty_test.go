@@ -167,7 +167,7 @@ func TestBackendOf(t *testing.T) {
 	}{
 		{name: "plain", kitty: false},
 		{name: "tmux inside kitty", env: map[string]string{"TMUX": "/tmp/tmux-0/default,1,0", "TMUX_PANE": "%3",
-			"KITTY_LISTEN_ON": "unix:/k", "KITTY_WINDOW_ID": "2"}, kitty: false},
+			"KITTY_LISTEN_ON": "unix:/k", "KITTY_WINDOW_ID": "2"}, kitty: false, here: "%3"},
 		{name: "kitty window", env: map[string]string{"KITTY_LISTEN_ON": "unix:/k", "KITTY_WINDOW_ID": "2"}, kitty: true, here: "2"},
 		{name: "kitty without remote control", env: map[string]string{"KITTY_WINDOW_ID": "2"}, err: "allow_remote_control socket-only"},
 		{name: "--kitty inside tmux", flags: []string{"--kitty"}, env: map[string]string{"TMUX": "/tmp/t,1,0",
@@ -198,9 +198,67 @@ func TestBackendOf(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer b.mux.Close()
-			// tmux's own pane comes from this process's environment.
-			if b.kitty != tt.kitty || (tt.kitty && b.here != tt.here) {
+			if b.kitty != tt.kitty || b.here != tt.here {
 				t.Errorf("kitty %v here %q (%s), want kitty %v here %q", b.kitty, b.here, b.mux.Name(), tt.kitty, tt.here)
+			}
+		})
+	}
+}
+
+// TestBesideMux: a dashboard on tmux watches the kitty KITTY_LISTEN_ON
+// names beside it, and one on kitty the tmux server of its environment,
+// each only when it answers.
+func TestBesideMux(t *testing.T) {
+	e := newTestEnv(t)
+	proj := e.dir("proj")
+	k := startKittyFor(t, e.environ("SHELL=/bin/sh"), true)
+	s, _ := startTmux(t, e, proj)
+	var tmuxTmp string
+	for _, kv := range s.env {
+		if v, ok := strings.CutPrefix(kv, "TMUX_TMPDIR="); ok {
+			tmuxTmp = v
+		}
+	}
+	inTmux := "TMUX=" + filepath.Join(tmuxTmp, "tmux-"+strconv.Itoa(os.Getuid()), s.name) + ",1,0"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	env := func(kvs ...string) func(string) string {
+		return func(k string) string {
+			for _, kv := range kvs {
+				if v, ok := strings.CutPrefix(kv, k+"="); ok {
+					return v
+				}
+			}
+			return ""
+		}
+	}
+	onTmux, err := backendOf(&cobra.Command{}, env(inTmux))
+	if err != nil || onTmux.kitty {
+		t.Fatalf("backend in tmux: %+v, %v", onTmux, err)
+	}
+	defer onTmux.mux.Close()
+	onKitty := backend{mux: onTmux.mux, kitty: true} // only its kind matters
+	for _, tt := range []struct {
+		name string
+		b    backend
+		env  []string
+		want string // the multiplexer's name; "" for none
+	}{
+		{"tmux, kitty answers", onTmux, []string{inTmux, "KITTY_LISTEN_ON=" + k.addr}, "kitty " + k.addr},
+		{"tmux, no kitty", onTmux, []string{inTmux, "KITTY_LISTEN_ON=unix:" + filepath.Join(t.TempDir(), "none")}, ""},
+		{"tmux, outside kitty", onTmux, []string{inTmux}, ""},
+		{"kitty, tmux answers", onKitty, []string{inTmux}, onTmux.mux.Name()},
+		{"kitty, no tmux server", onKitty, []string{"TMUX=" + filepath.Join(t.TempDir(), "none") + ",1,0"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := besideMux(ctx, tt.b, env(tt.env...))
+			got := ""
+			if m != nil {
+				got = m.Name()
+				_ = m.Close()
+			}
+			if got != tt.want {
+				t.Errorf("beside: %q, want %q", got, tt.want)
 			}
 		})
 	}
