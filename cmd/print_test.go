@@ -90,8 +90,11 @@ func TestPrintMode(t *testing.T) {
 		t.Fatalf("print mode: %s", r)
 	}
 	// the tool result went back to the model
-	if len(fake.bodies) != 2 || !strings.Contains(fmt.Sprint(fake.bodies[1]["messages"]), "from-the-tool") {
-		t.Fatalf("second request did not carry the tool result: %v", fake.bodies)
+	fake.mu.Lock()
+	bodies := append([]map[string]any(nil), fake.bodies...)
+	fake.mu.Unlock()
+	if len(bodies) != 2 || !strings.Contains(fmt.Sprint(bodies[1]["messages"]), "from-the-tool") {
+		t.Fatalf("second request did not carry the tool result: %v", bodies)
 	}
 	files := sessionFiles(t, e.sessionDir(proj))
 	if len(files) != 1 {
@@ -140,7 +143,10 @@ func TestPrintMode(t *testing.T) {
 	if files := sessionFiles(t, e.sessionDir(proj)); len(files) != 1 {
 		t.Errorf("-c made a new session: %v", files)
 	}
-	if n := len(fake.bodies[2]["messages"].([]any)); n < 6 {
+	fake.mu.Lock()
+	third := fake.bodies[2]
+	fake.mu.Unlock()
+	if n := len(third["messages"].([]any)); n < 6 {
 		t.Errorf("-c request carried %d messages, want the whole conversation", n)
 	}
 }
@@ -149,7 +155,9 @@ func TestPrintModeErrors(t *testing.T) {
 	e := newTestEnv(t)
 	proj := e.dir("proj")
 	fake, srv := startFakeOpenAI(t)
+	fake.mu.Lock()
 	fake.status = http.StatusUnauthorized
+	fake.mu.Unlock()
 	tests := []struct {
 		name  string
 		extra []string

@@ -255,7 +255,13 @@ func (a *Actions) writeCrumb(tty string, leader int, cwd, sessionFile string) er
 	if key == "" {
 		return fmt.Errorf("pane tty %q gives no terminal key", tty)
 	}
+	// tmux reports a new pane's pid before its child has called setsid:
+	// give the leader a moment to become the session leader.
 	tok := terminalToken(leader)
+	for i := 0; tok == "" && i < 50; i++ {
+		time.Sleep(10 * time.Millisecond)
+		tok = terminalToken(leader)
+	}
 	if tok == "" {
 		return fmt.Errorf("pane leader %d: no generation token (did it exit?)", leader)
 	}
