@@ -12,19 +12,19 @@ func (a *app) closeCommand() *cobra.Command {
 	var wait time.Duration
 	c := &cobra.Command{
 		Use:   "close <pane | session id | terminal key>",
-		Short: "Ask the agent in a pane to quit cleanly (its shell stays)",
+		Short: "Ask the agent in a tmux pane or kitty window to quit cleanly (its shell stays)",
 		Args:  exactArgs(1, "one target: a pane id, a session id or a terminal key"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			act, mux, err := a.actions(cmd)
+			act, b, err := a.muxActions(cmd)
 			if err != nil {
 				return err
 			}
-			defer mux.Close()
+			defer b.mux.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), wait+15*time.Second)
 			defer cancel()
 			p, err := act.Close(ctx, args[0], wait)
 			if err != nil {
-				return err
+				return kittyError(err)
 			}
 			fmt.Fprintf(a.out, "closed the agent in %s\n", p.ID)
 			return nil
@@ -32,5 +32,6 @@ func (a *app) closeCommand() *cobra.Command {
 	}
 	c.Flags().DurationVar(&wait, "wait", 5*time.Second, "how long the agent has to quit before it is interrupted")
 	addTmuxFlag(c)
+	addKittyFlags(c)
 	return c
 }
