@@ -110,7 +110,19 @@ func (a *app) runDash(c *cobra.Command, popup bool) error {
 	ctx, cancel := signalContext()
 	defer cancel()
 
-	engine := supervisor.New(supervisor.Config{Paths: a.paths, Mux: mux})
+	// the other multiplexer of this environment, watched in the same engine:
+	// tmux panes and kitty windows side by side
+	ecfg := supervisor.Config{Paths: a.paths, Mux: mux}
+	var others []*supervisor.Actions
+	if mux != nil {
+		if beside := besideMux(ctx, b, nil); beside != nil {
+			defer beside.Close()
+			ecfg.Muxes = []supervisor.Multiplexer{beside}
+			o := &supervisor.Actions{Paths: act.Paths, Mux: beside, Session: act.Session, AgentCommand: act.AgentCommand, Env: act.Env}
+			others = append(others, o)
+		}
+	}
+	engine := supervisor.New(ecfg)
 	snaps, unsubscribe := engine.Subscribe()
 	defer unsubscribe()
 	ran := make(chan error, 1)
@@ -122,7 +134,7 @@ func (a *app) runDash(c *cobra.Command, popup bool) error {
 		self = b.here
 	}
 	ix := session.OpenIndex(nil, a.paths.Sessions)
-	dd := &dashDoer{act: act, tm: tm, engine: engine, srv: srv, self: self, attention: attention, out: os.Stdout}
+	dd := &dashDoer{act: act, others: others, tm: tm, engine: engine, srv: srv, self: self, attention: attention, out: os.Stdout}
 	d := ui.NewDash(ui.DashOptions{
 		Snapshots: snaps,
 		Infos: func(paths []string) []session.SessionInfo {
@@ -160,7 +172,8 @@ func (a *app) runDash(c *cobra.Command, popup bool) error {
 // actions.
 type dashDoer struct {
 	act       *supervisor.Actions
-	tm        *supervisor.Tmux // nil without tmux
+	others    []*supervisor.Actions // for the panes of the other multiplexer
+	tm        *supervisor.Tmux      // nil without tmux
 	engine    *supervisor.Engine
 	srv       tmux.Server
 	self      string // the dashboard's pane
@@ -173,7 +186,7 @@ type dashDoer struct {
 func (dd *dashDoer) do(ctx context.Context, in ui.DashIntent) (ui.DashResult, error) {
 	switch in.Kind {
 	case ui.IntentJump:
-		p, client, err := dd.act.Jump(ctx, in.Pane, "", dd.ownSession())
+		p, client, err := dd.actFor(in.Pane).Jump(ctx, in.Pane, "", dd.ownSession())
 		if err != nil {
 			return ui.DashResult{}, err
 		}
@@ -183,11 +196,12 @@ func (dd *dashDoer) do(ctx context.Context, in ui.DashIntent) (ui.DashResult, er
 		return ui.DashResult{Pane: p.ID, Text: fmt.Sprintf("jumped to %s (%s:%d) on client %s", p.ID, p.MuxSessionName, p.WindowIndex, client)}, nil
 	case ui.IntentLaunch:
 		spec := in.Launch
-		res, err := dd.act.Launch(ctx, spec)
+		act := dd.actFor(spec.Target)
+		res, err := act.Launch(ctx, spec)
 		if errors.Is(err, tmux.ErrNoServer) && !spec.Into {
 			// No server yet: start one, in a session of its own.
 			spec.Kind, spec.Name, spec.Target = "session", "xcsh", ""
-			res, err = dd.act.Launch(ctx, spec)
+			res, err = act.Launch(ctx, spec)
 		}
 		if err != nil {
 			return ui.DashResult{}, kittyError(launchError(err))
@@ -208,7 +222,7 @@ func (dd *dashDoer) do(ctx context.Context, in ui.DashIntent) (ui.DashResult, er
 		}
 		return ui.DashResult{Pane: res.Pane.ID, Text: what + " " + where}, nil
 	case ui.IntentClose:
-		p, err := dd.act.Close(ctx, in.Pane, closeTimeout)
+		p, err := dd.actFor(in.Pane).Close(ctx, in.Pane, closeTimeout)
 		if err != nil {
 			return ui.DashResult{}, err
 		}
@@ -217,6 +231,22 @@ func (dd *dashDoer) do(ctx context.Context, in ui.DashIntent) (ui.DashResult, er
 		return ui.DashResult{}, dd.notify(ctx, in.Text)
 	}
 	return ui.DashResult{}, fmt.Errorf("dash: unknown intent %d", in.Kind)
+}
+
+// actFor returns the actions of the multiplexer a pane belongs to (the
+// snapshot's Pane.Server); the dashboard's own multiplexer otherwise.
+func (dd *dashDoer) actFor(pane string) *supervisor.Actions {
+	if pane == "" || len(dd.others) == 0 {
+		return dd.act
+	}
+	if p, ok := dd.engine.Current().PaneByID(pane); ok {
+		for _, o := range dd.others {
+			if o.Mux != nil && o.Mux.Name() == p.Server {
+				return o
+			}
+		}
+	}
+	return dd.act
 }
 
 // ownSession is the tmux session the dashboard shows in (its pane's, or in
