@@ -291,7 +291,7 @@ func (a *app) runTmuxDemo(cmd *cobra.Command, noAttach bool) error {
 	}
 	fmt.Fprintf(a.out, "xcsh demo: tmux -L %s, agent dir %s\nLeave with Ctrl-b d; everything is cleaned up afterwards.\n", srv.Name, agentDir)
 	time.Sleep(300 * time.Millisecond)
-	att := exec.Command("tmux", "-L", srv.Name, "attach-session", "-t", "demo")
+	att := exec.CommandContext(ctx, "tmux", "-L", srv.Name, "attach-session", "-t", "demo") // a hangup or signal ends it, and the cleanup runs
 	att.Env = env
 	att.Stdin, att.Stdout, att.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := att.Run(); err != nil {
