@@ -212,7 +212,7 @@ func BuildContext(entries []*Entry, byID map[string]*Entry, leaf Leaf) *Context 
 			}
 		case TypeMessage:
 			msg := e.Get("message")
-			if rawString(member(msg, "role")) == "assistant" {
+			if string(member(msg, "role")) == `"assistant"` { // no copy: this runs for every message
 				// decided after the pass: only the last one can win
 				ctx.setModel("default", "")
 				lastAsst = msg
