@@ -1,12 +1,15 @@
 package provider
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/xcsh-dev/xcsh/internal/jsjson"
 )
 
 // Summary templates: how branch and compaction summaries reach the model.
@@ -149,7 +152,11 @@ func (c *Converter) Convert(raw []json.RawMessage) []Message {
 
 func convertOne(r json.RawMessage) (Message, bool) {
 	var m rawMessage
-	if err := json.Unmarshal(r, &m); err != nil {
+	if bytes.HasPrefix(r, assistantPrefix) {
+		// the role is known (session messages are canonical JSON, role
+		// first): decode the message once, as an assistant message
+		m.Role = "assistant"
+	} else if err := json.Unmarshal(r, &m); err != nil {
 		return Message{}, false
 	}
 	user := func(text string) (Message, bool) {
@@ -221,8 +228,22 @@ func convertOne(r json.RawMessage) (Message, bool) {
 
 // contentBlocks reads user-like content: a string (one text block) or an
 // array of text and image blocks; empty text blocks are dropped.
+// assistantPrefix starts every assistant message a session holds.
+var assistantPrefix = []byte(`{"role":"assistant",`)
+
 func contentBlocks(raw json.RawMessage) []Block {
 	var s string
+	if len(raw) > 0 && raw[0] == '"' {
+		// a string content: one pass of the codec's decoder
+		var err error
+		if s, err = jsjson.DecodeString(raw); err != nil {
+			return nil
+		}
+		if s == "" {
+			return nil
+		}
+		return []Block{{Type: BlockText, Text: strings.ToValidUTF8(s, "\uFFFD")}}
+	}
 	if json.Unmarshal(raw, &s) == nil {
 		if s == "" {
 			return nil

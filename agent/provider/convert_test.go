@@ -121,3 +121,22 @@ func TestConvertKeepsAssistant(t *testing.T) {
 		t.Errorf("assistant = %+v", a)
 	}
 }
+
+// TestConvertStringContentDecoding: the one-pass string decoding gives what
+// encoding/json gives, escapes and a lone surrogate included.
+func TestConvertStringContentDecoding(t *testing.T) {
+	raw := json.RawMessage(`{"role":"user","content":"tab\tquote\" \u00e9 \ud83d\ude00 lone\ud800 end","timestamp":1}`)
+	var want struct{ Content string }
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	got := Convert([]json.RawMessage{raw})
+	if len(got) != 1 || len(got[0].Content) != 1 || got[0].Content[0].Text != want.Content {
+		t.Fatalf("got %+v, want text %q", got, want.Content)
+	}
+	asst := json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"hi"}],"api":"a","provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1}`)
+	got = Convert([]json.RawMessage{asst})
+	if len(got) != 1 || got[0].Role != "assistant" || got[0].Assistant == nil || got[0].Content[0].Text != "hi" {
+		t.Fatalf("assistant: %+v", got)
+	}
+}
