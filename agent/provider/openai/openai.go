@@ -42,7 +42,7 @@ func (p *Provider) Stream(ctx context.Context, req provider.Request, on func(pro
 	if err := provider.CheckKey(m, req.APIKey); err != nil {
 		return b.Fail(ctx, err)
 	}
-	body, err := json.Marshal(buildRequest(m, req))
+	body, err := encodeRequest(buildRequest(m, req))
 	if err != nil {
 		return b.Fail(ctx, fmt.Errorf("%s: encode request: %w", m.Provider, err))
 	}
