@@ -151,6 +151,18 @@ func (c *Converter) Convert(raw []json.RawMessage) []Message {
 }
 
 func convertOne(r json.RawMessage) (Message, bool) {
+	if bytes.HasPrefix(r, userStringPrefix) {
+		// a prompt with string content, the commonest message: only the
+		// content matters, decoded in one pass
+		start := len(userStringPrefix) - 1
+		if end := stringEnd(r, start); end > 0 {
+			blocks := contentBlocks(r[start:end])
+			if len(blocks) == 0 {
+				return Message{}, false
+			}
+			return Message{Role: "user", Content: blocks}, true
+		}
+	}
 	var m rawMessage
 	if bytes.HasPrefix(r, assistantPrefix) {
 		// the role is known (session messages are canonical JSON, role
@@ -228,6 +240,23 @@ func convertOne(r json.RawMessage) (Message, bool) {
 
 // contentBlocks reads user-like content: a string (one text block) or an
 // array of text and image blocks; empty text blocks are dropped.
+// userStringPrefix starts a user message whose content is a string.
+var userStringPrefix = []byte(`{"role":"user","content":"`)
+
+// stringEnd returns the index after the JSON string token that starts at
+// b[i] == '"', or -1.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
 // assistantPrefix starts every assistant message a session holds.
 var assistantPrefix = []byte(`{"role":"assistant",`)
 
