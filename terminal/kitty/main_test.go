@@ -1,22 +1,16 @@
 package kitty_test
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/xcsh-dev/xcsh/terminal"
 	"github.com/xcsh-dev/xcsh/terminal/kitty"
+	"github.com/xcsh-dev/xcsh/terminal/kitty/kittytest"
 )
 
 // Environment of the helper process: the test binary re-executed in a kitty
@@ -24,8 +18,6 @@ import (
 const (
 	envHelper = "XCSH_KITTY_TEST_HELPER" // "detect"
 	envOut    = "XCSH_KITTY_TEST_OUT"    // result file (JSON helperResult)
-	// envRequired turns "kitty cannot start here" from a skip into a failure.
-	envRequired = "XCSH_KITTY_REQUIRED"
 )
 
 // helperResult is what a helper process reports.
@@ -64,98 +56,37 @@ func helperMain() int {
 	return 0
 }
 
-// xserver is an Xvfb started by the tests.
-type xserver struct {
-	display string // ":N"
-	cmd     *exec.Cmd
-}
-
-// startXvfb starts Xvfb on a free display: it picks one and reports it on
-// -displayfd.
-func startXvfb() (*xserver, error) {
-	if _, err := exec.LookPath("Xvfb"); err != nil {
-		return nil, cannot("Xvfb is not installed (apt-get install xvfb)")
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
-	cmd.ExtraFiles = []*os.File{w}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	err = cmd.Start()
-	w.Close()
-	if err != nil {
-		return nil, cannot("start Xvfb: %v", err)
-	}
-	x := &xserver{cmd: cmd}
-	got := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		got <- strings.TrimSpace(line)
-	}()
-	select {
-	case n := <-got:
-		if n != "" {
-			x.display = ":" + n
-			return x, nil
-		}
-		err = cannot("Xvfb exited without reporting a display")
-	case <-time.After(15 * time.Second):
-		err = cannot("Xvfb reported no display within 15s")
-	}
-	x.stop()
-	return nil, err
-}
-
-func (x *xserver) stop() {
-	_ = x.cmd.Process.Kill()
-	_ = x.cmd.Wait()
-}
-
 // sharedX is the X server of the shared kitty and of the tests that do not
 // look at focus; TestMain stops it.
 var sharedX struct {
 	once sync.Once
-	x    *xserver
+	x    *kittytest.Xvfb
 	err  error
 }
 
 func sharedDisplay() (string, error) {
-	sharedX.once.Do(func() { sharedX.x, sharedX.err = startXvfb() })
+	sharedX.once.Do(func() { sharedX.x, sharedX.err = kittytest.StartXvfb() })
 	if sharedX.err != nil {
 		return "", sharedX.err
 	}
-	return sharedX.x.display, nil
+	return sharedX.x.Display, nil
 }
 
 func stopXvfb() {
 	if sharedX.x != nil {
-		sharedX.x.stop()
+		sharedX.x.Stop()
 	}
 }
 
 // instance is a private kitty for one test: its own socket, an environment
 // without the caller's kitty or tmux, stopped in Cleanup.
 type instance struct {
+	*kittytest.Kitty
 	c    *kitty.Client
 	addr string
-	dir  string // scratch; HOME of kitty
 	env  []string
 	cmd  *exec.Cmd
-	log  *os.File
-
-	exited chan struct{} // closed when kitty has exited
 }
-
-// cannotRun says why kitty cannot run here: the tests skip then (or fail
-// when XCSH_KITTY_REQUIRED is set).
-type cannotRun struct{ why string }
-
-func (e *cannotRun) Error() string { return e.why }
-
-func cannot(format string, args ...any) error { return &cannotRun{fmt.Sprintf(format, args...)} }
 
 // kittyOpts configure a private kitty.
 type kittyOpts struct {
@@ -176,52 +107,39 @@ type kittyOpts struct {
 	extra []string
 }
 
-// startKitty starts a private kitty for t, stopped in Cleanup; see
-// launchKitty.
+// options are o's for kittytest on display disp ("": one of its own):
+// kitty gets HOME (its scratch dir), SHELL and XDG_RUNTIME_DIR of its own.
+func (o kittyOpts) options(disp string) kittytest.Options {
+	return kittytest.Options{
+		Display:         disp,
+		Env:             append(kittytest.Environ(os.Environ(), "HOME", "SHELL", "XDG_RUNTIME_DIR"), "SHELL=/bin/sh"),
+		ScratchHome:     true,
+		RuntimeDir:      true,
+		NoRemoteControl: o.noRemoteControl,
+		Conf:            o.conf,
+		Addr:            o.addr,
+		Args:            o.extra,
+	}
+}
+
+func wrap(k *kittytest.Kitty) *instance {
+	return &instance{Kitty: k, c: k.Client, addr: k.Addr, env: k.Env, cmd: k.Cmd}
+}
+
+// startKitty starts a private kitty for t, stopped in Cleanup.
 func startKitty(t testing.TB, o kittyOpts) *instance {
 	t.Helper()
-	if err := needKitty(); err != nil {
-		skipOrFail(t, err)
-	}
-	var disp string
-	var err error
 	if o.ownDisplay {
-		var x *xserver
-		if x, err = startXvfb(); err == nil {
-			t.Cleanup(x.stop)
-			disp = x.display
-		}
-	} else {
-		disp, err = sharedDisplay()
+		return wrap(kittytest.Start(t, o.options("")))
 	}
+	if err := kittytest.NeedKitty(); err != nil {
+		kittytest.SkipOrFail(t, err)
+	}
+	disp, err := sharedDisplay()
 	if err != nil {
-		skipOrFail(t, err)
+		kittytest.SkipOrFail(t, err)
 	}
-	in, err := launchKitty(disp, o)
-	if err != nil {
-		skipOrFail(t, err)
-	}
-	t.Cleanup(in.stop)
-	return in
-}
-
-func skipOrFail(t testing.TB, err error) {
-	t.Helper()
-	var cr *cannotRun
-	if !errors.As(err, &cr) {
-		t.Fatal(err)
-	}
-	if os.Getenv(envRequired) != "" {
-		t.Fatalf("kitty is required (%s is set): %v", envRequired, err)
-	}
-	t.Skipf("skipping: %v", err)
-}
-
-func needKitty() error {
-	if _, err := exec.LookPath("kitty"); err != nil {
-		return cannot("kitty is not installed (apt-get install kitty xvfb)")
-	}
-	return nil
+	return wrap(kittytest.Start(t, o.options(disp)))
 }
 
 // shared is one kitty for the tests that neither need the focus to stay put
@@ -236,163 +154,25 @@ var shared struct {
 func sharedKitty(t testing.TB) *instance {
 	t.Helper()
 	shared.once.Do(func() {
-		if shared.err = needKitty(); shared.err != nil {
+		if shared.err = kittytest.NeedKitty(); shared.err != nil {
 			return
 		}
 		var disp string
 		if disp, shared.err = sharedDisplay(); shared.err == nil {
-			shared.in, shared.err = launchKitty(disp, kittyOpts{})
+			var k *kittytest.Kitty
+			if k, shared.err = kittytest.Launch(kittyOpts{}.options(disp)); shared.err == nil {
+				shared.in = wrap(k)
+			}
 		}
 	})
 	if shared.err != nil {
-		skipOrFail(t, shared.err)
+		kittytest.SkipOrFail(t, shared.err)
 	}
 	return shared.in
 }
 
 func stopShared() {
 	if shared.in != nil {
-		shared.in.stop()
+		shared.in.Stop()
 	}
-}
-
-// launchKitty starts kitty on X display disp, listening on a private
-// socket, and returns once it answers with its first window listed; with
-// o.noRemoteControl, once the first window's process runs.
-func launchKitty(disp string, o kittyOpts) (*instance, error) {
-	// A short path: a unix socket path must fit in 108 bytes.
-	dir, err := os.MkdirTemp("", "xk")
-	if err != nil {
-		return nil, err
-	}
-	sock := filepath.Join(dir, "kitty.sock")
-	runtimeDir := filepath.Join(dir, "run")
-	if err := os.Mkdir(runtimeDir, 0o700); err != nil {
-		return nil, err
-	}
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "KITTY_") || strings.HasPrefix(k, "TMUX") || strings.HasPrefix(k, "WEZTERM_") {
-			continue
-		}
-		switch k {
-		case "DISPLAY", "WAYLAND_DISPLAY", "HOME", "SHELL", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "TERM":
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "DISPLAY="+disp, "HOME="+dir, "SHELL=/bin/sh",
-		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_RUNTIME_DIR="+runtimeDir)
-	args := []string{"-o", "linux_display_server=x11", "-o", "shell=/bin/sh", "-o", "confirm_os_window_close=0"}
-	switch {
-	case o.conf != "":
-		conf := filepath.Join(dir, "kitty.conf")
-		if err := os.WriteFile(conf, []byte(o.conf), 0o600); err != nil {
-			return nil, err
-		}
-		args = append([]string{"--config", conf}, args...)
-	case o.noRemoteControl:
-		args = append([]string{"--config", "NONE", "--listen-on", "unix:" + sock}, args...)
-	default:
-		args = append([]string{"--config", "NONE", "--listen-on", "unix:" + sock, "-o", "allow_remote_control=socket-only"}, args...)
-	}
-	args = append(args, o.extra...)
-	log, err := os.Create(filepath.Join(dir, "kitty.log"))
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command("kitty", args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		log.Close()
-		_ = os.RemoveAll(dir)
-		return nil, cannot("start kitty: %v", err)
-	}
-	in := &instance{addr: "unix:" + sock, dir: dir, env: env, cmd: cmd, log: log, exited: make(chan struct{})}
-	if o.addr != nil {
-		in.addr = o.addr(runtimeDir, cmd.Process.Pid)
-	}
-	go func() { _ = cmd.Wait(); close(in.exited) }()
-	if in.c, err = kitty.New(in.addr); err != nil {
-		in.stop()
-		return nil, err
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		select {
-		case <-in.exited:
-			err := cannot("kitty exited at start: %s", in.logTail())
-			in.stop()
-			return nil, err
-		default:
-		}
-		if time.Now().After(deadline) {
-			err := cannot("kitty did not come up within 20s: %s", in.logTail())
-			in.stop()
-			return nil, err
-		}
-		if o.noRemoteControl {
-			// No socket will appear: wait for the first window's process.
-			if hasChild(cmd.Process.Pid) {
-				return in, nil
-			}
-		} else {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			ws, err := in.c.List(ctx)
-			cancel()
-			if err == nil && len(ws) > 0 && ws[0].TTY != "" {
-				return in, nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// stop ends kitty: SIGTERM lets it close its windows (their processes get
-// SIGHUP); only if it lingers is it killed.
-func (in *instance) stop() {
-	_ = in.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-in.exited:
-	case <-time.After(5 * time.Second):
-		_ = in.cmd.Process.Kill()
-		<-in.exited
-	}
-	in.log.Close()
-	_ = os.RemoveAll(in.dir)
-}
-
-func (in *instance) logTail() string {
-	data, _ := os.ReadFile(in.log.Name())
-	s := strings.TrimSpace(string(data))
-	if len(s) > 600 {
-		s = "..." + s[len(s)-600:]
-	}
-	if s == "" {
-		return "(empty log)"
-	}
-	return s
-}
-
-// hasChild reports whether pid has a child process that is not the prewarm
-// zygote kitty forks for kittens.
-func hasChild(pid int) bool {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(data)
-		i := strings.LastIndexByte(s, ')')
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 && f[1] == fmt.Sprint(pid) && !strings.Contains(s[:i], "kitty") {
-			return true
-		}
-	}
-	return false
 }
