@@ -37,7 +37,7 @@ func (m *Manager) Fork() (oldFile, newFile string, ok bool, err error) {
 	m.file = filepath.Join(m.sessionDir, FileName(ts, id))
 	m.flushed = false
 	m.notifyFile()
-	if err := m.rewrite(false); err != nil {
+	if err := m.rewrite(); err != nil {
 		return oldFile, m.file, true, m.latch(err)
 	}
 	m.ensuredOnDisk = true
@@ -78,7 +78,7 @@ func ForkFrom(opt Options, src, cwd, sessionDir string) (*Manager, error) {
 		}
 		m.loadEntries(srcEntries[1:])
 	}
-	if err := m.rewrite(false); err != nil {
+	if err := m.rewrite(); err != nil {
 		return m, m.latch(err)
 	}
 	m.ensuredOnDisk = true
@@ -168,7 +168,7 @@ func (m *Manager) CreateBranchedSession(leafID string) (string, error) {
 	m.file = filepath.Join(m.sessionDir, FileName(ts, id))
 	m.notifyFile()
 	m.flushed = false
-	if err := m.rewrite(false); err != nil {
+	if err := m.rewrite(); err != nil {
 		return m.file, m.latch(fmt.Errorf("branched session: %w", err))
 	}
 	return m.file, nil

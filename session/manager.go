@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -215,7 +214,7 @@ func (m *Manager) SetSessionFile(path string) error {
 		m.newSession(nil)
 		m.file = file
 		m.notifyFile()
-		if err := m.rewrite(false); err != nil {
+		if err := m.rewrite(); err != nil {
 			m.latch(err)
 			return err
 		}
@@ -245,7 +244,7 @@ func (m *Manager) SetSessionFile(path string) error {
 	m.loadEntries(entries[1:])
 	m.flushed, m.ensuredOnDisk, m.needsRewrite = true, true, false
 	if migrated {
-		if err := m.rewrite(false); err != nil {
+		if err := m.rewrite(); err != nil {
 			m.latch(err)
 			return err
 		}
@@ -709,10 +708,8 @@ func (m *Manager) SetSessionName(name, source string) (bool, error) {
 	if m.persistErr != nil {
 		return true, m.persistErr
 	}
-	if err := m.rewrite(true); err != nil {
+	if err := m.rewrite(); err != nil {
 		return true, m.latch(err)
 	}
 	return true, nil
 }
-
-var _ = bytes.Equal

@@ -33,7 +33,7 @@ func (m *Manager) persistEntry(e *Entry) error {
 		return nil
 	}
 	if m.needsRewrite || !m.flushed {
-		if err := m.rewrite(false); err != nil {
+		if err := m.rewrite(); err != nil {
 			return m.latch(err)
 		}
 		return nil
@@ -82,8 +82,8 @@ func (m *Manager) closeWriter() {
 }
 
 // rewrite replaces the file with the header and every entry, prepared, by
-// an atomic temp-file rename. keepMtime preserves nothing; callers restore it.
-func (m *Manager) rewrite(_ bool) error {
+// an atomic temp-file rename (callers that keep the mtime restore it).
+func (m *Manager) rewrite() error {
 	m.closeWriter()
 	if err := m.writeAll(m.file, m.header, m.entries); err != nil {
 		return err
@@ -153,7 +153,7 @@ func (m *Manager) EnsureOnDisk() error {
 		return m.persistErr
 	}
 	if !m.flushed || m.needsRewrite {
-		if err := m.rewrite(false); err != nil {
+		if err := m.rewrite(); err != nil {
 			return m.latch(err)
 		}
 	}
@@ -169,7 +169,7 @@ func (m *Manager) RewriteEntries() error {
 	if m.persistErr != nil {
 		return m.persistErr
 	}
-	if err := m.rewrite(false); err != nil {
+	if err := m.rewrite(); err != nil {
 		return m.latch(err)
 	}
 	return nil

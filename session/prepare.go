@@ -64,7 +64,6 @@ var (
 	sigPartialJSON = []byte(`"partialJson"`)
 	sigJsonlEvents = []byte(`"jsonlEvents"`)
 	sigImage       = []byte(`"image"`)
-	sigBlob        = []byte(BlobPrefix)
 )
 
 // needsPrepare reports whether raw holds any string that preparation may

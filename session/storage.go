@@ -2,13 +2,11 @@ package session
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 )
@@ -359,10 +357,3 @@ func (m *MemoryStorage) Files() []string {
 	sort.Strings(out)
 	return out
 }
-
-// errorf wraps err with lowercase context naming path.
-func errorf(what, path string, err error) error {
-	return fmt.Errorf("%s %s: %w", what, path, err)
-}
-
-var _ = strings.TrimSpace
