@@ -299,36 +299,11 @@ func (c *canonizer) reorder(dst []byte, start, base int) []byte {
 // appendCanonString appends the canonical form of the string whose opening
 // quote is at b[i-1] and returns the index after its closing quote.
 func appendCanonString(dst, b []byte, i int) ([]byte, int, error) {
-	dst = append(dst, '"')
-	start := i
-	for {
-		i = skipPlain(b, i)
-		if i >= len(b) {
-			return dst, i, syntaxError(i, "unterminated string")
-		}
-		c := b[i]
-		switch {
-		case c == '"':
-			return append(append(dst, b[start:i]...), '"'), i + 1, nil
-		case c == '\\':
-			dst = append(dst, b[start:i]...)
-			var err error
-			if dst, i, err = appendCanonEscape(dst, b, i); err != nil {
-				return dst, i, err
-			}
-			start = i
-		case c < 0x20:
-			return dst, i, syntaxError(i, "control character in string")
-		default:
-			l, ok := seqLen(b, i)
-			if !ok {
-				dst = append(dst, b[start:i]...)
-				dst = append(dst, 0xEF, 0xBF, 0xBD)
-				start = i + l
-			}
-			i += l
-		}
+	dst, i, err := appendStringBody(append(dst, '"'), b, i, appendCanonEscape)
+	if err != nil {
+		return dst, i, err
 	}
+	return append(dst, '"'), i, nil
 }
 
 // appendCanonEscape appends the canonical form of the escape at b[i] ('\\')

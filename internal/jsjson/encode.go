@@ -118,6 +118,14 @@ func DecodeString(raw []byte) (string, error) {
 // appendDecoded decodes the string whose opening quote is at b[i-1] into dst
 // (WTF-8) and returns the index after its closing quote.
 func appendDecoded(dst, b []byte, i int) ([]byte, int, error) {
+	return appendStringBody(dst, b, i, appendUnescaped)
+}
+
+// appendStringBody copies the body of the string token whose opening quote
+// is at b[i-1] into dst up to the closing quote, whose index+1 it returns:
+// plain runs as they are, invalid UTF-8 as U+FFFD, and each escape through
+// esc (which decodes it, or writes its canonical form).
+func appendStringBody(dst, b []byte, i int, esc func(dst, b []byte, i int) ([]byte, int, error)) ([]byte, int, error) {
 	start := i
 	for {
 		i = skipPlain(b, i)
@@ -131,7 +139,7 @@ func appendDecoded(dst, b []byte, i int) ([]byte, int, error) {
 		case c == '\\':
 			dst = append(dst, b[start:i]...)
 			var err error
-			if dst, i, err = appendUnescaped(dst, b, i); err != nil {
+			if dst, i, err = esc(dst, b, i); err != nil {
 				return dst, i, err
 			}
 			start = i
