@@ -131,8 +131,21 @@ func emptyContext() *Context {
 
 // Path returns the entries from the root to leaf, following parentId links. A
 // missing parent ends the walk; a cycle is cut where it closes.
-func Path(byID map[string]*Entry, leaf *Entry) []*Entry {
+func Path(byID map[string]*Entry, leaf *Entry) []*Entry { return pathIn(nil, byID, leaf) }
+
+// pathIn is Path that takes the entries byID indexes, in file order, as a
+// hint: an entry's parent is most often the entry just before it, and that
+// is checked by position, a string compare, instead of a lookup in a map of
+// 100,000 ids. The hint is taken only when no id is used twice, so that an id
+// names one entry, the one byID has.
+func pathIn(entries []*Entry, byID map[string]*Entry, leaf *Entry) []*Entry {
+	if entries != nil && !uniqueIDs(entries, byID) {
+		entries = nil
+	}
 	var rev []*Entry
+	if entries != nil {
+		rev = make([]*Entry, 0, len(entries))
+	}
 	seen := 0
 	for e := leaf; e != nil; {
 		rev = append(rev, e)
@@ -140,7 +153,12 @@ func Path(byID map[string]*Entry, leaf *Entry) []*Entry {
 		if e.ParentID == "" || seen > len(byID)+1 {
 			break
 		}
-		next := byID[e.ParentID]
+		var next *Entry
+		if p := int(e.seq); p > 0 && p < len(entries) && entries[p] == e && entries[p-1].ID == e.ParentID {
+			next = entries[p-1]
+		} else {
+			next = byID[e.ParentID]
+		}
 		if next == e {
 			break
 		}
@@ -150,6 +168,42 @@ func Path(byID map[string]*Entry, leaf *Entry) []*Entry {
 		rev[i], rev[j] = rev[j], rev[i]
 	}
 	return rev
+}
+
+// assistantBounds returns the positions of the first and the last assistant
+// message in path, -1 when there is none.
+func assistantBounds(path []*Entry) (first, last int) {
+	isAsst := func(e *Entry) bool {
+		return e.Type == TypeMessage && string(canonMember(e.Get("message"), "role")) == `"assistant"`
+	}
+	first, last = -1, -1
+	for i, e := range path {
+		if isAsst(e) {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return -1, -1
+	}
+	for i := len(path) - 1; i >= first; i-- {
+		if isAsst(path[i]) {
+			return first, i
+		}
+	}
+	return first, first
+}
+
+// uniqueIDs reports whether byID indexes exactly the entries with an id,
+// each id once.
+func uniqueIDs(entries []*Entry, byID map[string]*Entry) bool {
+	n := 0
+	for _, e := range entries {
+		if e.ID != "" {
+			n++
+		}
+	}
+	return n == len(byID)
 }
 
 // IndexByID maps entry ids to entries; the last entry with an id wins.
@@ -184,13 +238,18 @@ func BuildContext(entries []*Entry, byID map[string]*Entry, leaf Leaf) *Context 
 		}
 		le = entries[len(entries)-1]
 	}
-	path := Path(byID, le)
+	path := pathIn(entries, byID, le)
 
+	// The default model comes from the last assistant message unless a
+	// default model_change follows it, and takes its place in Models where
+	// the first of either is. Only the first and the last assistant messages
+	// matter, so only they are looked into: a message's bytes are touched
+	// here only while searching for them.
+	firstAsst, lastAsst := assistantBounds(path)
+	lastDefaultChange := -1
 	var comp *Entry
 	compIdx := -1
 	var rules map[string]bool
-	var lastAsst []byte
-	defaultFromAsst := false
 	for i, e := range path {
 		switch e.Type {
 		case TypeThinkingLevelChange:
@@ -207,16 +266,12 @@ func BuildContext(entries []*Entry, byID map[string]*Entry, leaf Leaf) *Context 
 				}
 				ctx.setModel(role, jsText(m))
 				if role == "default" {
-					defaultFromAsst = false
+					lastDefaultChange = i
 				}
 			}
 		case TypeMessage:
-			msg := e.Get("message")
-			if string(member(msg, "role")) == `"assistant"` { // no copy: this runs for every message
-				// decided after the pass: only the last one can win
-				ctx.setModel("default", "")
-				lastAsst = msg
-				defaultFromAsst = true
+			if i == firstAsst {
+				ctx.setModel("default", "") // its place; the value is decided after the pass
 			}
 		case TypeServiceTierChange:
 			v := e.Get("serviceTier")
@@ -253,8 +308,9 @@ func BuildContext(entries []*Entry, byID map[string]*Entry, leaf Leaf) *Context 
 		}
 	}
 
-	if defaultFromAsst {
-		ctx.setModel("default", jsText(member(lastAsst, "provider"))+"/"+jsText(member(lastAsst, "model")))
+	if lastAsst >= 0 && lastAsst > lastDefaultChange {
+		msg := path[lastAsst].Get("message")
+		ctx.setModel("default", jsText(member(msg, "provider"))+"/"+jsText(member(msg, "model")))
 	}
 
 	msgs := make([]json.RawMessage, 0, len(path))

@@ -50,6 +50,7 @@ type Entry struct {
 	fields []Field
 	raw    []byte      // canonical encoding of fields; nil when it must be rebuilt
 	marks  jsjson.Mark // blob refs and replay payloads seen when it was parsed
+	seq    int32       // position in its manager's entries: a hint, checked before use
 }
 
 // RawJSON is a raw JSON value. nil means "undefined": the member is left out.

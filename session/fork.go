@@ -98,7 +98,7 @@ func (m *Manager) CreateBranchedSession(leafID string) (string, error) {
 	if leaf == nil {
 		return "", entryNotFound(leafID)
 	}
-	path := Path(m.byID, leaf)
+	path := pathIn(m.entries, m.byID, leaf)
 	kept := make([]*Entry, 0, len(path))
 	var lastKept string
 	for _, e := range path {

@@ -266,7 +266,9 @@ func (m *Manager) loadEntries(entries []*Entry) {
 	}
 	m.resetState()
 	m.entries = entries
-	for _, e := range entries {
+	m.byID = make(map[string]*Entry, len(entries))
+	for i, e := range entries {
+		e.seq = int32(i)
 		m.index(e)
 	}
 	if n := len(entries); n > 0 {
@@ -287,7 +289,7 @@ func (m *Manager) index(e *Entry) {
 			delete(m.labels, target)
 		}
 	case TypeMessage:
-		if !m.hasAsst && rawString(member(e.Get("message"), "role")) == "assistant" {
+		if !m.hasAsst && string(canonMember(e.Get("message"), "role")) == `"assistant"` {
 			m.hasAsst = true
 		}
 	}
@@ -313,6 +315,7 @@ func (m *Manager) append(typ string, tail ...Field) (string, error) {
 		fields = append(append([]Field{fields[0]}, tail...), fields[1:4]...)
 	}
 	e := newEntry(fields...)
+	e.seq = int32(len(m.entries))
 	m.entries = append(m.entries, e)
 	m.index(e)
 	m.leaf = id
@@ -538,7 +541,7 @@ func (m *Manager) BranchPath(id string) []*Entry {
 	if e == nil {
 		return nil
 	}
-	return Path(m.byID, e)
+	return pathIn(m.entries, m.byID, e)
 }
 
 // TreeNode is one node of the session tree.

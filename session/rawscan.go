@@ -39,6 +39,40 @@ func member(raw []byte, key string) []byte {
 	}
 }
 
+// canonMember is member for a canonical value (every value an Entry holds):
+// JSON.stringify writes no duplicate keys, so the first match is the one,
+// and the scan stops there instead of walking the rest of the object.
+func canonMember(raw []byte, key string) []byte {
+	i := skipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil
+	}
+	i++
+	for {
+		i = skipWS(raw, i)
+		if i >= len(raw) || raw[i] == '}' {
+			return nil
+		}
+		if raw[i] == ',' {
+			i++
+			continue
+		}
+		ks := i
+		i = skipString(raw, i)
+		k := raw[ks:i]
+		i = skipWS(raw, i)
+		if i < len(raw) && raw[i] == ':' {
+			i++
+		}
+		i = skipWS(raw, i)
+		vs := i
+		i = skipValue(raw, i)
+		if keyEquals(k, key) {
+			return raw[vs:i]
+		}
+	}
+}
+
 // memberPath follows nested members: memberPath(raw, "a", "b") is raw.a.b.
 func memberPath(raw []byte, keys ...string) []byte {
 	for _, k := range keys {
