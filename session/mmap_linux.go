@@ -31,7 +31,7 @@ func readForKeeps(st Storage, path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() || fi.Size() < mapMin || fi.Size() > 1<<40 {
 		return st.ReadFile(path)
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE|syscall.MAP_POPULATE)
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_PRIVATE)
 	if err != nil {
 		return st.ReadFile(path)
 	}

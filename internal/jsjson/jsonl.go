@@ -80,18 +80,48 @@ func ParseJSONL(data []byte) []Value {
 	return parseJSONL(data, runtime.GOMAXPROCS(0), parallelMin)
 }
 
+// ParseJSONLAs is ParseJSONL that hands each value to a converter in the
+// goroutine that scanned it, while the value's bytes are still in the CPU's
+// caches, and returns the converted values in input order. newConv is called
+// once per goroutine, so a converter may keep unshared state (an allocation
+// slab); a converter returning false leaves the value out. Values of a part
+// that is scanned again (see parseParallel) are converted again, and the
+// first conversions dropped.
+func ParseJSONLAs[T any](data []byte, newConv func() func(Value) (T, bool)) []T {
+	return parseAs(data, runtime.GOMAXPROCS(0), parallelMin, newConv)
+}
+
 // parseJSONL is ParseJSONL with the parallelism as parameters (for tests).
 func parseJSONL(data []byte, workers, minSize int) []Value {
+	return parseAs(data, workers, minSize, keepValue)
+}
+
+// keepValue is the converter of ParseJSONL: every value as it is.
+func keepValue() func(Value) (Value, bool) { return func(v Value) (Value, bool) { return v, true } }
+
+// parseAs is ParseJSONLAs with the parallelism as parameters.
+func parseAs[T any](data []byte, workers, minSize int, newConv func() func(Value) (T, bool)) []T {
 	start := 0
 	if bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}) {
 		start = 3
 	}
 	if workers > 1 && len(data) >= minSize {
-		return parseParallel(data, start, workers)
+		return parseParallel(data, start, workers, newConv)
 	}
 	s := newScanner(data, true, len(data))
-	out, _ := s.run(nil, s.fresh(start), len(data)+1)
+	var out []T
+	s.run(collect(&out, newConv()), s.fresh(start), len(data)+1)
 	return out
+}
+
+// collect returns an emit function for scanner.run that converts values and
+// appends them to *out.
+func collect[T any](out *[]T, conv func(Value) (T, bool)) func(Value) {
+	return func(v Value) {
+		if t, ok := conv(v); ok {
+			*out = append(*out, t)
+		}
+	}
 }
 
 // runState is the state of the lenient loop at the start of a value attempt.
@@ -112,7 +142,7 @@ func (s *scanner) fresh(p int) runState {
 	return runState{q: q, stopped: q >= len(s.data), pristine: true}
 }
 
-// run continues the lenient loop from st, appending values to out, until it
+// run continues the lenient loop from st, passing values to emit, until it
 // stops or the next value would start at or after stopAt.
 //
 // The loop of parseJsonlLenient reduces to three rules, because a value's
@@ -124,7 +154,7 @@ func (s *scanner) fresh(p int) runState {
 //     whitespace to the same failing value);
 //   - cut off by the end: stop, unless this parseChunk call already had a
 //     good value; then a new call starts right after that value.
-func (s *scanner) run(out []Value, st runState, stopAt int) ([]Value, runState) {
+func (s *scanner) run(emit func(Value), st runState, stopAt int) runState {
 	b := s.data
 	moreAt := -1 // a value known to be cut off by the end of the data
 	for !st.stopped && st.q < stopAt {
@@ -139,7 +169,7 @@ func (s *scanner) run(out []Value, st runState, stopAt int) ([]Value, runState) 
 			if s.collect && v.Kind == '{' {
 				v.Fields = s.takeFields()
 			}
-			out = append(out, v)
+			emit(v)
 			st.hasGood, st.lastEnd, st.pristine = true, end, false
 			nl := bytes.IndexByte(b[end:], '\n')
 			if nl < 0 {
@@ -175,7 +205,7 @@ func (s *scanner) run(out []Value, st runState, stopAt int) ([]Value, runState) 
 			st.stopped = true
 		}
 	}
-	return out, st
+	return st
 }
 
 // kindOf maps the first byte of a value to Value.Kind.
@@ -188,11 +218,11 @@ func kindOf(c byte) byte {
 }
 
 // chunkResult is what one goroutine found in its part of the data.
-type chunkResult struct {
+type chunkResult[T any] struct {
 	from, to int // the part: values starting in [from, to)
 	first    runState
 	exit     runState
-	values   []Value
+	values   []T
 }
 
 // rescans counts the parts scanned again sequentially (for tests).
@@ -204,7 +234,7 @@ var rescans atomic.Int64
 // assumed: the next value starts at the same place. Otherwise (a value
 // spanning the boundary, a cut-off value right after it) the part is scanned
 // again sequentially from the true state.
-func parseParallel(data []byte, start, workers int) []Value {
+func parseParallel[T any](data []byte, start, workers int, newConv func() func(Value) (T, bool)) []T {
 	bounds := []int{start}
 	size := len(data) - start
 	for k := 1; k < workers; k++ {
@@ -221,7 +251,7 @@ func parseParallel(data []byte, start, workers int) []Value {
 		}
 	}
 	bounds = append(bounds, len(data)+1)
-	parts := make([]chunkResult, len(bounds)-1)
+	parts := make([]chunkResult[T], len(bounds)-1)
 	var wg sync.WaitGroup
 	for k := range parts {
 		parts[k].from, parts[k].to = bounds[k], bounds[k+1]
@@ -229,7 +259,8 @@ func parseParallel(data []byte, start, workers int) []Value {
 			p := &parts[k]
 			s := newScanner(data, true, p.to-p.from)
 			p.first = s.fresh(p.from)
-			p.values, p.exit = s.run(make([]Value, 0, (p.to-p.from)/1024+16), p.first, p.to)
+			p.values = make([]T, 0, (p.to-p.from)/1024+16)
+			p.exit = s.run(collect(&p.values, newConv()), p.first, p.to)
 		})
 	}
 	wg.Wait()
@@ -238,10 +269,11 @@ func parseParallel(data []byte, start, workers int) []Value {
 	for _, p := range parts {
 		total += len(p.values)
 	}
-	out := make([]Value, 0, total)
+	out := make([]T, 0, total)
 	cur := parts[0].exit
 	out = append(out, parts[0].values...)
 	var seq *scanner
+	var seqEmit func(Value)
 	for _, p := range parts[1:] {
 		if cur.stopped {
 			break
@@ -260,8 +292,9 @@ func parseParallel(data []byte, start, workers int) []Value {
 		rescans.Add(1)
 		if seq == nil {
 			seq = newScanner(data, true, len(data)/len(parts))
+			seqEmit = collect(&out, newConv())
 		}
-		out, cur = seq.run(out, cur, p.to)
+		cur = seq.run(seqEmit, cur, p.to)
 	}
 	return out
 }
