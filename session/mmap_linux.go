@@ -11,7 +11,8 @@ import (
 const mapMin = 8 << 20
 
 // readForKeeps returns the bytes of a session file that is loaded to be
-// used: large files are mapped (read-only, private, pre-faulted) and never
+// used: large files are mapped (read-only, private; the kernel maps the
+// page cache in large runs as it is touched, cheaper than pre-faulting) and never
 // unmapped, so entries may keep sub-slices of them for the process's life.
 // xcsh and oh-my-pi only ever append to a session file or replace it by
 // rename, which leave a mapping intact.
