@@ -309,6 +309,22 @@ func TestDashGolden(t *testing.T) {
 		{name: "close_confirm", keys: func(tm *teatest.TestModel) { tm.Type("x") }, until: "y/n"},
 		{name: "help", keys: func(tm *teatest.TestModel) { tm.Type("?") }, until: "xcsh dash — keys"},
 		{name: "narrow", size: [2]int{50, 16}, first: "the benchmarks?", until: "the benchmarks?"},
+		{name: "kitty_and_tmux", snap: func(w *dashWorld) {
+			// kitty window 7 runs the tmux client of session main; window 8
+			// runs an agent of its own, side by side with the tmux panes.
+			w.snap.Server = "kitty unix:/tmp/kitty-1 · tmux -L work"
+			kitty := func(id, cwd, fg, fgCmd string, agentPID int, hosts *supervisor.Hosted) supervisor.Pane {
+				return supervisor.Pane{MuxPane: supervisor.MuxPane{Server: "kitty unix:/tmp/kitty-1", MuxSession: "kitty-1", MuxSessionName: "kitty-1",
+					Window: "tab-1", WindowIndex: 0, ID: id, Cwd: cwd, Active: true, Visible: true},
+					Foreground: fg, ForegroundCommand: fgCmd, Agent: agentPID, Hosts: hosts}
+			}
+			w.snap.Panes = append(w.snap.Panes,
+				kitty("7", dashHome, supervisor.FgProgram, "tmux", 0, &supervisor.Hosted{Server: "tmux -L work", MuxSession: "$0", MuxSessionName: "main", Pane: "%0", Client: "/dev/pts/9"}),
+				kitty("8", dashHome+"/api", supervisor.FgAgent, "xcsh", 108, nil))
+			w.snap.Agents = append(w.snap.Agents, supervisor.Agent{PID: 108, State: "busy", Since: dashNow.Add(-4 * time.Second),
+				UpdatedAt: dashNow.Add(-4 * time.Second), Cwd: dashHome + "/api", Title: "Add the health endpoint", Model: "anthropic/claude-opus-4-5", Pane: "8"})
+			w.snap.Counts["busy"]++
+		}, size: [2]int{100, 30}, first: "tmux session main (showing %0)", until: "tmux session main (showing %0)"},
 		{name: "empty", snap: func(w *dashWorld) {
 			w.snap = supervisor.Snapshot{Seq: 1, At: dashNow, Server: "tmux -L work", Counts: map[string]int{}}
 		}, until: "No terminals or agents yet.", first: "No terminals or agents yet."},

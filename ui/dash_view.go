@@ -219,6 +219,11 @@ func (d *Dash) rowCells(r *dashRow) rowCellsDash {
 	switch {
 	case r.pane != nil:
 		c.id = r.pane.ID
+		if h := r.pane.Hosts; h != nil && r.agent == nil {
+			// A tmux client in a kitty window: its panes are listed
+			// under their own session; this row says where they are.
+			c.title = fmt.Sprintf("tmux session %s (showing %s)", h.MuxSessionName, h.Pane)
+		}
 		if r.pane.ID == d.opt.SelfPane {
 			c.title = "(this dashboard)"
 		}
