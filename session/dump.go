@@ -208,7 +208,7 @@ func argsXML(raw []byte, stripTypeBox bool) string {
 			i++
 		})
 	} else {
-		for _, f := range vals[0].Fields {
+		for _, f := range vals[0].Fields() {
 			add(f.Key, f.Val)
 		}
 	}

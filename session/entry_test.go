@@ -20,7 +20,7 @@ func keysOf(t *testing.T, raw []byte) []string {
 		t.Fatalf("not one value: %s", raw)
 	}
 	var ks []string
-	for _, f := range vals[0].Fields {
+	for _, f := range vals[0].Fields() {
 		ks = append(ks, f.Key)
 	}
 	return ks

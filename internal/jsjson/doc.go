@@ -5,8 +5,9 @@
 // It has three parts:
 //
 //   - ParseJSONL, a fast lenient JSONL scanner that keeps values as raw bytes
-//     (sub-slices of the input), decodes the top-level keys of objects, and
-//     flags values that are already in canonical form;
+//     (sub-slices of the input), locates the top-level members of objects
+//     (Member: offsets, and a code for well-known keys), and flags values
+//     that are already in canonical form;
 //   - Canonical and the Append* encoders, which produce exactly what
 //     JSON.stringify(JSON.parse(x)) produces in JavaScript;
 //   - Node, a small ordered JSON tree for the rare paths that edit values.

@@ -16,6 +16,7 @@ func FuzzParseJSONL(f *testing.F) {
 		"{\"2\":1,\"1\":2,\"a\":1,\"a\":{\"x\":1e21}}\n[ 1 ]\n",
 		"{\"c\":3} {\"d\":4}\n{\"e\":",
 		"[\n1,\n2]\n{\"s\":\"\xff\\/\"}",
+		"{ \"a\\\"b\" : 1,\"typ\\u0065\":\"x\",\"id\":2,\"id\":3}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -28,6 +29,7 @@ func FuzzParseJSONL(f *testing.F) {
 			t.Fatalf("parallel = %q, sequential %q", par, raws(vs))
 		}
 		for _, v := range vs {
+			checkMembers(t, v)
 			c, err := Canonical(v.Raw)
 			if err != nil {
 				t.Fatalf("Canonical(%q): %v", v.Raw, err)
@@ -36,8 +38,8 @@ func FuzzParseJSONL(f *testing.F) {
 				t.Fatalf("%q: Canonical flag %v, canonical form %q", v.Raw, v.Canonical, c)
 			}
 			if v.Kind != '{' {
-				if v.Fields != nil {
-					t.Fatalf("%q: fields on a non-object", v.Raw)
+				if v.Members != nil {
+					t.Fatalf("%q: members on a non-object", v.Raw)
 				}
 				continue
 			}
@@ -48,7 +50,7 @@ func FuzzParseJSONL(f *testing.F) {
 			}
 			last := map[string][]byte{}
 			var order []string
-			for _, fl := range v.Fields {
+			for _, fl := range v.Fields() {
 				if _, ok := last[fl.Key]; !ok {
 					order = append(order, fl.Key)
 				}

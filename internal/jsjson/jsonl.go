@@ -22,22 +22,41 @@ type Field struct {
 // Number::toString form, array-index keys out of JavaScript order, and
 // duplicate keys at any depth.
 type Value struct {
-	Raw       []byte  // exact bytes of the value (sub-slice of the input, no surrounding whitespace)
-	Kind      byte    // '{', '[', '"', 'n' (null), 't', 'f', '0' (number)
-	Canonical bool    // Raw is byte-identical to its canonical form (no normalisation needed)
-	Fields    []Field // for objects: top-level members in source order (duplicates included as they appear); nil otherwise
-	Marks     Mark    // string values with a marked prefix somewhere in the value
+	Raw       []byte // exact bytes of the value (sub-slice of the input, no surrounding whitespace)
+	Kind      byte   // '{', '[', '"', 'n' (null), 't', 'f', '0' (number)
+	Canonical bool   // Raw is byte-identical to its canonical form (no normalisation needed)
+	Marks     Mark   // string values with a marked prefix somewhere in the value
+	// Long: an object too long for Member offsets (4 GiB); Members is nil
+	// and Get and Fields scan Raw.
+	Long bool
+	// Members: for objects, the top-level members in source order
+	// (duplicates included as they appear), as offsets into Raw; nil
+	// otherwise.
+	Members []Member
 }
 
 // Get returns the raw value of the last member named key (the one
 // JSON.parse keeps), or nil if v has none.
 func (v *Value) Get(key string) []byte {
-	for i := len(v.Fields) - 1; i >= 0; i-- {
-		if v.Fields[i].Key == key {
-			return v.Fields[i].Val
+	if v.Long {
+		fs := fieldsOf(v.Raw)
+		for i := len(fs) - 1; i >= 0; i-- {
+			if fs[i].Key == key {
+				return fs[i].Val
+			}
 		}
+		return nil
 	}
-	return nil
+	return Lookup(v.Raw, v.Members, key)
+}
+
+// Fields returns the top-level members of an object decoded, in source
+// order (duplicates included); nil for other values. Each call builds them.
+func (v *Value) Fields() []Field {
+	if v.Long {
+		return fieldsOf(v.Raw)
+	}
+	return Fields(v.Raw, v.Members)
 }
 
 // AppendCanonical appends the canonical form of v: Raw itself when it is
@@ -167,7 +186,10 @@ func (s *scanner) run(emit func(Value), st runState, stopAt int) runState {
 		case stOK:
 			v := Value{Raw: b[q:end], Kind: kindOf(b[q]), Canonical: s.canon, Marks: s.marks}
 			if s.collect && v.Kind == '{' {
-				v.Fields = s.takeFields()
+				v.Members = s.takeMembers()
+				if uint64(len(v.Raw)) > memberLimit {
+					v.Members, v.Long = nil, true
+				}
 			}
 			emit(v)
 			st.hasGood, st.lastEnd, st.pristine = true, end, false
@@ -178,7 +200,7 @@ func (s *scanner) run(emit func(Value), st runState, stopAt int) runState {
 			}
 			st.q = s.skipWS(end + nl + 1)
 		case stErr:
-			s.dropFields()
+			s.dropMembers()
 			nl := bytes.IndexByte(b[q:], '\n')
 			if nl < 0 {
 				st.stopped = true
@@ -190,7 +212,7 @@ func (s *scanner) run(emit func(Value), st runState, stopAt int) runState {
 			// Restarts after the last good value meet this value again;
 			// it fails the same way, so it is scanned only once.
 			moreAt = q
-			s.dropFields()
+			s.dropMembers()
 			if !st.hasGood {
 				if st.pristine {
 					st.moreFirst = true

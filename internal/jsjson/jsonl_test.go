@@ -89,7 +89,7 @@ func TestParseJSONLValues(t *testing.T) {
 		t.Errorf("kind %c canonical %v", v.Kind, v.Canonical)
 	}
 	var keys, vals []string
-	for _, f := range v.Fields {
+	for _, f := range v.Fields() {
 		keys = append(keys, f.Key)
 		vals = append(vals, string(f.Val))
 	}
@@ -102,10 +102,10 @@ func TestParseJSONLValues(t *testing.T) {
 	if got := string(v.Get("type")); got != `"again"` {
 		t.Errorf("Get(type) = %s", got)
 	}
-	if vs[1].Fields[0].Key != "key" || vs[1].Fields[1].Key != "2" {
-		t.Errorf("decoded keys %+v", vs[1].Fields)
+	if fs := vs[1].Fields(); fs[0].Key != "key" || fs[1].Key != "2" {
+		t.Errorf("decoded keys %+v", fs)
 	}
-	if vs[2].Kind != '[' || vs[2].Fields != nil || !vs[2].Canonical || vs[3].Kind != '"' {
+	if vs[2].Kind != '[' || vs[2].Members != nil || !vs[2].Canonical || vs[3].Kind != '"' {
 		t.Errorf("non-object values %+v %+v", vs[2], vs[3])
 	}
 }
@@ -343,6 +343,7 @@ var fragments = []string{
 	`{"2":1,"1":2}`, `{"a":1,"a":2}`, `{bad}`, `{"a":`, `{"a":2`, `[`, `]`, `1,`, `2`, `}`, `xyz`,
 	`{"a":1} {"b":2}`, `{"a":1}xyz`, `{"s":"\ud800"}`, "{\"s\":\"\xff\"}", "\xef\xbb\xbf{}", `{"k":"\u00`,
 	`  `, "\t", "\r", "", `{"x":1e400}`, `1e`, `"unterminated`, `{"n":1.0}`,
+	`{ "a\"b" : 1,"typ\u0065":"x","id":2,"id":3}`,
 }
 
 // randomDoc builds a JSONL document from random fragments and separators.
@@ -410,8 +411,8 @@ func TestParseJSONLParallelBig(t *testing.T) {
 		t.Fatalf("sequential found %d values", len(seq))
 	}
 	for _, v := range seq {
-		if !v.Canonical || len(v.Fields) != 5 {
-			t.Fatalf("value not canonical or fields %d: %s", len(v.Fields), v.Raw)
+		if !v.Canonical || len(v.Members) != 5 {
+			t.Fatalf("value not canonical or members %d: %s", len(v.Members), v.Raw)
 		}
 	}
 	check := func(name string, doc []byte) {

@@ -17,58 +17,58 @@ type keyRef struct {
 // linear scan as each key arrives.
 const smallObj = 16
 
-// decodeKey returns the decoded top-level key for the raw token tok.
-func (s *scanner) decodeKey(tok []byte, simple bool) string {
-	if simple {
-		raw := tok[1 : len(tok)-1]
-		if k, ok := s.intern[string(raw)]; ok {
-			return k
-		}
-		k := string(raw)
-		if len(s.intern) < 4096 {
-			s.intern[k] = k
-		}
-		return k
+// keyMember starts the member whose key token is data[ks:ke] (quotes
+// included), in the value that starts at data[base].
+func (s *scanner) keyMember(base, ks, ke int, simple bool) Member {
+	m := Member{KeyStart: uint32(ks + 1 - base), KeyLen: LongKey}
+	if n := ke - ks - 2; n < LongKey {
+		m.KeyLen = uint16(n)
 	}
-	k, _ := DecodeString(tok)
-	return k
+	if simple {
+		m.Code = keyCodeOf(s.data[ks+1 : ke-1])
+	} else {
+		m.Flags = KeyEscaped
+		k, _ := DecodeString(s.data[ks:ke])
+		m.Code = KeyCode(k)
+	}
+	return m
 }
 
-// startFields begins the fields of a new value.
-func (s *scanner) startFields() {
+// startMembers begins the members of a new value.
+func (s *scanner) startMembers() {
 	if !s.collect {
 		return
 	}
-	if cap(s.fields)-len(s.fields) < 32 {
-		s.fields = make([]Field, 0, s.fieldBlock)
-		s.fieldBlock = 4096
+	if cap(s.members)-len(s.members) < 32 {
+		s.members = make([]Member, 0, s.memberBlock)
+		s.memberBlock = 4096
 	}
-	s.fieldStart = len(s.fields)
+	s.memberStart = len(s.members)
 }
 
-// addField appends a top-level member, moving the value's fields to a new
+// addMember appends a top-level member, moving the value's members to a new
 // block when the current one is full.
-func (s *scanner) addField(key string, val []byte) {
-	if len(s.fields) == cap(s.fields) {
-		cur := s.fields[s.fieldStart:]
-		nf := make([]Field, len(cur), max(s.fieldBlock, 2*len(cur)))
-		copy(nf, cur)
-		s.fields, s.fieldStart = nf, 0
+func (s *scanner) addMember(m Member) {
+	if len(s.members) == cap(s.members) {
+		cur := s.members[s.memberStart:]
+		nm := make([]Member, len(cur), max(s.memberBlock, 2*len(cur)))
+		copy(nm, cur)
+		s.members, s.memberStart = nm, 0
 	}
-	s.fields = append(s.fields, Field{Key: key, Val: val})
+	s.members = append(s.members, m)
 }
 
-// takeFields returns the fields of the value just scanned.
-func (s *scanner) takeFields() []Field {
-	f := s.fields[s.fieldStart:len(s.fields):len(s.fields)]
-	s.fieldStart = len(s.fields)
-	return f
+// takeMembers returns the members of the value just scanned.
+func (s *scanner) takeMembers() []Member {
+	m := s.members[s.memberStart:len(s.members):len(s.members)]
+	s.memberStart = len(s.members)
+	return m
 }
 
-// dropFields discards the fields of a value that failed.
-func (s *scanner) dropFields() {
+// dropMembers discards the members of a value that failed.
+func (s *scanner) dropMembers() {
 	if s.collect {
-		s.fields = s.fields[:s.fieldStart]
+		s.members = s.members[:s.memberStart]
 	}
 }
 

@@ -37,20 +37,18 @@ type scanner struct {
 	canon bool // the value scanned so far is in canonical form
 	marks Mark // string values seen in the value so far that start with a marked prefix
 
-	// Top-level fields, collected when collect is set. fields is the current
-	// block; values own sub-slices of it.
-	collect    bool
-	fields     []Field
-	fieldStart int
-	fieldBlock int // size of the next block of fields
-	intern     map[string]string
+	// Top-level members, collected when collect is set. members is the
+	// current block; values own sub-slices of it.
+	collect     bool
+	members     []Member
+	memberStart int
+	memberBlock int // size of the next block of members
 }
 
-// newScanner returns a scanner for data; collect asks for top-level fields.
+// newScanner returns a scanner for data; collect asks for top-level members.
 // size is the number of bytes it is expected to scan.
 func newScanner(data []byte, collect bool, size int) *scanner {
-	return &scanner{data: data, collect: collect, intern: map[string]string{},
-		fieldBlock: min(max(size/64, 64), 4096)}
+	return &scanner{data: data, collect: collect, memberBlock: min(max(size/64, 64), 4096)}
 }
 
 // skipWS returns the index of the first non-whitespace byte at or after i.
@@ -73,7 +71,7 @@ func (s *scanner) ws(i int) int {
 // scanValue scans the value that starts at data[i], a non-whitespace byte.
 // It returns the end of the value (for stOK) or where scanning stopped.
 // s.canon reports whether the value is in canonical form. With s.collect, the
-// members of a top-level object are appended to s.fields from s.fieldStart.
+// members of a top-level object are appended to s.members from s.memberStart.
 func (s *scanner) scanValue(i int) (int, status) {
 	b := s.data
 	n := len(b)
@@ -81,12 +79,12 @@ func (s *scanner) scanValue(i int) (int, status) {
 	s.marks = 0
 	s.stack = s.stack[:0]
 	s.keys = s.keys[:0]
-	s.startFields()
+	s.startMembers()
 	var (
-		st       status
-		c        byte
-		valStart int    // start of the current top-level member's value
-		key      string // its decoded key
+		st   status
+		c    byte
+		base = i    // start of the value: member offsets are relative to it
+		mem  Member // the current top-level member
 	)
 
 value:
@@ -151,7 +149,8 @@ after:
 		return i, stOK
 	case 1:
 		if s.collect && s.stack[0].obj {
-			s.addField(key, b[valStart:i])
+			mem.ValEnd = uint32(i - base)
+			s.addMember(mem)
 		}
 	}
 	if i = s.ws(i); i >= n {
@@ -190,7 +189,7 @@ key:
 			return i, st
 		}
 		if len(s.stack) == 1 && s.collect {
-			key = s.decodeKey(b[ks:i], simple)
+			mem = s.keyMember(base, ks, i, simple)
 		}
 		if s.canon {
 			s.addKey(ks+1, i-1, simple)
@@ -204,7 +203,7 @@ key:
 	}
 	i = s.ws(i + 1)
 	if len(s.stack) == 1 {
-		valStart = i
+		mem.ValStart = uint32(i - base)
 	}
 	goto value
 }
