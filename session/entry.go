@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 	"unsafe"
 
@@ -37,6 +38,10 @@ type Field = jsjson.Field
 // Entry is one line of a session file: the header or a session entry. It keeps
 // every top-level member as raw JSON in its original order, so unknown types and
 // unknown fields survive a load and a rewrite unchanged.
+//
+// An entry holds its canonical encoding (raw) and where its members are in it
+// (jsjson.Member offsets, 16 bytes each, no pointers). It decodes them into
+// fields only when it is changed (Set, Delete) and until it is encoded again.
 type Entry struct {
 	// Type is the "type" member ("session" for the header).
 	Type string
@@ -47,10 +52,12 @@ type Entry struct {
 	// Timestamp is the "timestamp" member when it is a string.
 	Timestamp string
 
-	fields []Field
-	raw    []byte      // canonical encoding of fields; nil when it must be rebuilt
+	raw    []byte         // canonical encoding; nil when it must be rebuilt from fields
+	mem    *jsjson.Member // the first of the nmem members of raw; unused when fields is set
+	fields *[]Field       // the members decoded, once changed; nil while mem describes them
+	seq    int32          // position in its manager's entries: a hint, checked before use
+	nmem   uint16
 	marks  jsjson.Mark // blob refs and replay payloads seen when it was parsed
-	seq    int32       // position in its manager's entries: a hint, checked before use
 }
 
 // RawJSON is a raw JSON value. nil means "undefined": the member is left out.
@@ -59,38 +66,100 @@ type RawJSON = json.RawMessage
 // newEntry builds an entry from members in the given order; members whose value
 // is nil are left out, as JSON.stringify leaves out undefined.
 func newEntry(fields ...Field) *Entry {
-	e := &Entry{fields: make([]Field, 0, len(fields))}
+	fs := make([]Field, 0, len(fields))
 	for _, f := range fields {
 		if f.Val == nil {
 			continue
 		}
-		e.fields = append(e.fields, f)
+		fs = append(fs, f)
 	}
-	e.raw = encodeInto(e.fields)
+	e := &Entry{}
+	e.encode(fs)
 	e.index()
 	return e
 }
 
 // entryFromValue wraps a parsed, canonical object value.
-func entryFromValue(raw []byte, fields []Field, marks jsjson.Mark) *Entry {
-	e := &Entry{fields: fields, raw: raw, marks: marks}
-	e.index()
+func entryFromValue(v jsjson.Value) *Entry {
+	e := &Entry{}
+	e.setValue(v)
 	return e
+}
+
+// setValue makes e the entry of v, a parsed canonical object value.
+func (e *Entry) setValue(v jsjson.Value) {
+	*e = Entry{raw: v.Raw, marks: v.Marks}
+	switch {
+	case v.Long || len(v.Members) > math.MaxUint16:
+		fs := v.Fields()
+		e.fields = &fs
+	case len(v.Members) > 0:
+		e.mem, e.nmem = &v.Members[0], uint16(len(v.Members))
+	}
+	e.index()
+}
+
+// members returns the members of e.raw, when fields is nil.
+func (e *Entry) members() []jsjson.Member {
+	if e.mem == nil {
+		return nil
+	}
+	return unsafe.Slice(e.mem, e.nmem)
+}
+
+// edit returns the decoded fields of e, decoding them first if needed, for
+// a change. The caller sets e.raw to nil.
+func (e *Entry) edit() []Field {
+	if e.fields == nil {
+		fs := jsjson.Fields(e.raw, e.members())
+		e.fields, e.mem, e.nmem = &fs, nil, 0
+	}
+	return *e.fields
+}
+
+// encode sets e.raw to the encoding of fs, and e's members to where they are
+// in it. fs is kept instead when its keys cannot be found again from the
+// encoding (see encodeMembers) or there are more than 65535.
+func (e *Entry) encode(fs []Field) {
+	ms := make([]jsjson.Member, 0, len(fs))
+	var ok bool
+	e.raw, ok = encodeMembers(fs, &ms)
+	if !ok || len(ms) > math.MaxUint16 {
+		e.fields, e.mem, e.nmem = &fs, nil, 0
+		return
+	}
+	e.fields, e.mem, e.nmem = nil, nil, uint16(len(ms))
+	if len(ms) > 0 {
+		e.mem = &ms[0]
+	}
 }
 
 func (e *Entry) index() {
 	e.Type, e.ID, e.ParentID, e.Timestamp = "", "", "", ""
-	for _, f := range e.fields {
-		switch f.Key {
-		case "type":
-			e.Type = internType(f.Val)
-		case "id":
-			e.ID = viewString(f.Val)
-		case "parentId":
-			e.ParentID = viewString(f.Val)
-		case "timestamp":
-			e.Timestamp = viewString(f.Val)
+	if e.fields != nil {
+		for _, f := range *e.fields {
+			e.indexMember(jsjson.KeyCode(f.Key), f.Val)
 		}
+		return
+	}
+	for _, m := range e.members() {
+		if m.Code != 0 {
+			e.indexMember(m.Code, m.Val(e.raw))
+		}
+	}
+}
+
+// indexMember sets the field of e a member with key code c fills.
+func (e *Entry) indexMember(c uint8, val []byte) {
+	switch c {
+	case jsjson.KeyType:
+		e.Type = internType(val)
+	case jsjson.KeyID:
+		e.ID = viewString(val)
+	case jsjson.KeyParentID:
+		e.ParentID = viewString(val)
+	case jsjson.KeyTimestamp:
+		e.Timestamp = viewString(val)
 	}
 }
 
@@ -135,13 +204,22 @@ func viewString(raw []byte) string {
 }
 
 // Fields returns the entry's top-level members in order. The slice must not be modified.
-func (e *Entry) Fields() []Field { return e.fields }
+func (e *Entry) Fields() []Field {
+	if e.fields != nil {
+		return *e.fields
+	}
+	return jsjson.Fields(e.raw, e.members())
+}
 
 // Get returns the raw value of a top-level member, or nil when absent.
 func (e *Entry) Get(key string) []byte {
-	for i := len(e.fields) - 1; i >= 0; i-- {
-		if e.fields[i].Key == key {
-			return e.fields[i].Val
+	if e.fields == nil {
+		return jsjson.Lookup(e.raw, e.members(), key)
+	}
+	fs := *e.fields
+	for i := len(fs) - 1; i >= 0; i-- {
+		if fs[i].Key == key {
+			return fs[i].Val
 		}
 	}
 	return nil
@@ -155,24 +233,29 @@ func (e *Entry) GetString(key string) string { return rawString(e.Get(key)) }
 
 // Set replaces a member in place or appends it at the end. val must be canonical JSON.
 func (e *Entry) Set(key string, val []byte) {
+	fs := e.edit()
 	e.raw = nil
-	for i := range e.fields {
-		if e.fields[i].Key == key {
-			e.fields[i].Val = val
+	for i := range fs {
+		if fs[i].Key == key {
+			fs[i].Val = val
 			e.index()
 			return
 		}
 	}
-	e.fields = append(e.fields, Field{Key: key, Val: val})
+	*e.fields = append(fs, Field{Key: key, Val: val})
 	e.index()
 }
 
 // Delete removes a member; it reports whether it was present.
 func (e *Entry) Delete(key string) bool {
-	for i := range e.fields {
-		if e.fields[i].Key == key {
+	if e.Get(key) == nil {
+		return false
+	}
+	fs := e.edit()
+	for i := range fs {
+		if fs[i].Key == key {
 			e.raw = nil
-			e.fields = append(e.fields[:i:i], e.fields[i+1:]...)
+			*e.fields = append(fs[:i:i], fs[i+1:]...)
 			e.index()
 			return true
 		}
@@ -183,7 +266,11 @@ func (e *Entry) Delete(key string) bool {
 // JSON returns the entry as JSON.stringify writes it (without the newline).
 func (e *Entry) JSON() []byte {
 	if e.raw == nil {
-		e.raw = encodeInto(e.fields)
+		var fs []Field
+		if e.fields != nil {
+			fs = *e.fields
+		}
+		e.encode(fs)
 		e.index()
 	}
 	return e.raw
@@ -192,10 +279,14 @@ func (e *Entry) JSON() []byte {
 // MarshalJSON implements json.Marshaler.
 func (e *Entry) MarshalJSON() ([]byte, error) { return e.JSON(), nil }
 
-// Clone returns a deep copy that shares no mutable state with e.
+// Clone returns a deep copy that shares no mutable state with e. Raw bytes
+// and members are never changed in place, so they are shared.
 func (e *Entry) Clone() *Entry {
 	c := *e
-	c.fields = append([]Field(nil), e.fields...)
+	if e.fields != nil {
+		fs := append([]Field(nil), *e.fields...)
+		c.fields = &fs
+	}
 	return &c
 }
 
@@ -209,6 +300,15 @@ func encodeFields(fields []Field) []byte {
 // bytes in the result, so an entry holds each value once. The result has one
 // spare byte of capacity for the newline a writer appends.
 func encodeInto(fields []Field) []byte {
+	b, _ := encodeMembers(fields, nil)
+	return b
+}
+
+// encodeMembers is encodeInto that also appends the members of the result,
+// in order, to *ms when ms is not nil. It reports whether Member offsets and
+// decoded keys find every field again: false for a key that is not valid
+// WTF-8, or a result over 4 GiB.
+func encodeMembers(fields []Field, ms *[]jsjson.Member) ([]byte, bool) {
 	n := 3
 	intKeys := false
 	for _, f := range fields {
@@ -220,16 +320,31 @@ func encodeInto(fields []Field) []byte {
 	b := make([]byte, 0, n)
 	b = append(b, '{')
 	starts := make([]int, len(fields))
-	first := true
+	first, ok := true, true
 	put := func(i int) {
 		if !first {
 			b = append(b, ',')
 		}
 		first = false
+		ks := len(b)
 		b = jsjson.AppendString(b, fields[i].Key)
+		var m jsjson.Member
+		if ms != nil {
+			m = keyMember(b[ks:], fields[i].Key)
+			m.KeyStart = uint32(ks + 1)
+			if m.Flags&jsjson.KeyEscaped != 0 {
+				if k, err := jsjson.DecodeString(b[ks:]); err != nil || k != fields[i].Key {
+					ok = false
+				}
+			}
+		}
 		b = append(b, ':')
 		starts[i] = len(b)
 		b = append(b, fields[i].Val...)
+		if ms != nil {
+			m.ValStart, m.ValEnd = uint32(starts[i]), uint32(len(b))
+			*ms = append(*ms, m)
+		}
 	}
 	if intKeys {
 		var ints []int
@@ -253,7 +368,21 @@ func encodeInto(fields []Field) []byte {
 	for i := range fields {
 		fields[i].Val = b[starts[i] : starts[i]+len(fields[i].Val) : starts[i]+len(fields[i].Val)]
 	}
-	return b
+	return b, ok && uint64(len(b)) <= math.MaxUint32
+}
+
+// keyMember returns the key part of the member whose key token (quotes
+// included) is tok, the encoding of key.
+func keyMember(tok []byte, key string) jsjson.Member {
+	m := jsjson.Member{KeyLen: jsjson.LongKey, Code: jsjson.KeyCode(key)}
+	raw := tok[1 : len(tok)-1]
+	if len(raw) < jsjson.LongKey {
+		m.KeyLen = uint16(len(raw))
+	}
+	if string(raw) != key {
+		m.Flags = jsjson.KeyEscaped
+	}
+	return m
 }
 
 func sortIndexFields(fs []Field, idx []int) {

@@ -12,10 +12,12 @@ var fuzzSeeds = []string{
 	"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/x\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{\"role\":\"assistant\",\"content\":[],\"provider\":\"p\",\"model\":\"m\"}}\n{bad}\n{\"type\":\"compaction\",\"id\":\"c\",\"parentId\":\"a\",\"timestamp\":\"x\",\"summary\":\"s\",\"firstKeptEntryId\":\"a\",\"tokensBefore\":1}\n",
 	"{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"compaction\",\"firstKeptEntryIndex\":1}\n{\"type\":\"message\",\"message\":{\"role\":\"hookMessage\"}}\n",
 	"null\n[1,2]\n\"x\"\n{\"a\":\n1}\n{\"a\":1} trailing\n{\"2\":1,\"1\":2}",
+	"{\"typ\\u0065\":\"session\",\"a\\\"b\":1,\"\\ud800\":2, \"id\" : \"x\",\"id\":\"y\"}\n",
 	"{\"type\":\"session\",\"version\":2,\"id\":\"s\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":\"a\",\"message\":{\"role\":\"hookMessage\"}}\n{\"type\":\"branch_summary\",\"id\":\"b\",\"parentId\":\"a\",\"summary\":\"x\",\"fromId\":\"a\"}\n",
 }
 
-// FuzzParseEntries: no panic; every entry re-encodes to bytes that parse to the same bytes.
+// FuzzParseEntries: no panic; every entry re-encodes to bytes that parse to
+// the same bytes, and its members are found as a tree parse finds them.
 func FuzzParseEntries(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
@@ -24,6 +26,7 @@ func FuzzParseEntries(f *testing.F) {
 		entries := ParseEntries(data)
 		var buf bytes.Buffer
 		for _, e := range entries {
+			checkEntry(t, e)
 			buf.Write(e.JSON())
 			buf.WriteByte('\n')
 		}
@@ -51,6 +54,7 @@ func FuzzMigrate(f *testing.F) {
 		Migrate(entries, next)
 		var buf bytes.Buffer
 		for _, e := range entries {
+			checkEntry(t, e)
 			buf.Write(e.JSON())
 			buf.WriteByte('\n')
 		}

@@ -42,8 +42,7 @@ func newEntryConv() func(jsjson.Value) (*Entry, bool) {
 		}
 		e := &slab[0]
 		slab = slab[1:]
-		*e = Entry{fields: v.Fields(), raw: v.Raw, marks: v.Marks}
-		e.index()
+		e.setValue(v)
 		return e, true
 	}
 }

@@ -278,7 +278,7 @@ func resolveBlobs(e *Entry, blobs *BlobStore) {
 	out := n.AppendJSON(nil)
 	vals := jsjson.ParseJSONL(out)
 	if len(vals) == 1 {
-		*e = *entryFromValue(vals[0].Raw, vals[0].Fields(), vals[0].Marks)
+		*e = *entryFromValue(vals[0])
 	}
 }
 
