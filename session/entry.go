@@ -40,8 +40,8 @@ type Field = jsjson.Field
 // unknown fields survive a load and a rewrite unchanged.
 //
 // An entry holds its canonical encoding (raw) and where its members are in it
-// (jsjson.Member offsets, 16 bytes each, no pointers). It decodes them into
-// fields only when it is changed (Set, Delete) and until it is encoded again.
+// (jsjson.Members: 8 bytes each, no pointers). It decodes them into fields
+// only when it is changed (Set, Delete), until it is encoded again.
 type Entry struct {
 	// Type is the "type" member ("session" for the header).
 	Type string
@@ -100,7 +100,7 @@ func (e *Entry) setValue(v jsjson.Value) {
 }
 
 // members returns the members of e.raw, when fields is nil.
-func (e *Entry) members() []jsjson.Member {
+func (e *Entry) members() jsjson.Members {
 	if e.mem == nil {
 		return nil
 	}
@@ -111,7 +111,7 @@ func (e *Entry) members() []jsjson.Member {
 // a change. The caller sets e.raw to nil.
 func (e *Entry) edit() []Field {
 	if e.fields == nil {
-		fs := jsjson.Fields(e.raw, e.members())
+		fs := e.members().Fields(e.raw)
 		e.fields, e.mem, e.nmem = &fs, nil, 0
 	}
 	return *e.fields
@@ -121,7 +121,7 @@ func (e *Entry) edit() []Field {
 // in it. fs is kept instead when its keys cannot be found again from the
 // encoding (see encodeMembers) or there are more than 65535.
 func (e *Entry) encode(fs []Field) {
-	ms := make([]jsjson.Member, 0, len(fs))
+	ms := make(jsjson.Members, 0, len(fs))
 	var ok bool
 	e.raw, ok = encodeMembers(fs, &ms)
 	if !ok || len(ms) > math.MaxUint16 {
@@ -142,9 +142,10 @@ func (e *Entry) index() {
 		}
 		return
 	}
-	for _, m := range e.members() {
+	ms := e.members()
+	for i, m := range ms {
 		if m.Code != 0 {
-			e.indexMember(m.Code, m.Val(e.raw))
+			e.indexMember(m.Code, ms.Val(e.raw, i))
 		}
 	}
 }
@@ -208,13 +209,13 @@ func (e *Entry) Fields() []Field {
 	if e.fields != nil {
 		return *e.fields
 	}
-	return jsjson.Fields(e.raw, e.members())
+	return e.members().Fields(e.raw)
 }
 
 // Get returns the raw value of a top-level member, or nil when absent.
 func (e *Entry) Get(key string) []byte {
 	if e.fields == nil {
-		return jsjson.Lookup(e.raw, e.members(), key)
+		return e.members().Get(e.raw, key)
 	}
 	fs := *e.fields
 	for i := len(fs) - 1; i >= 0; i-- {
@@ -308,7 +309,7 @@ func encodeInto(fields []Field) []byte {
 // in order, to *ms when ms is not nil. It reports whether Member offsets and
 // decoded keys find every field again: false for a key that is not valid
 // WTF-8, or a result over 4 GiB.
-func encodeMembers(fields []Field, ms *[]jsjson.Member) ([]byte, bool) {
+func encodeMembers(fields []Field, ms *jsjson.Members) ([]byte, bool) {
 	n := 3
 	intKeys := false
 	for _, f := range fields {
@@ -331,7 +332,6 @@ func encodeMembers(fields []Field, ms *[]jsjson.Member) ([]byte, bool) {
 		var m jsjson.Member
 		if ms != nil {
 			m = keyMember(b[ks:], fields[i].Key)
-			m.KeyStart = uint32(ks + 1)
 			if m.Flags&jsjson.KeyEscaped != 0 {
 				if k, err := jsjson.DecodeString(b[ks:]); err != nil || k != fields[i].Key {
 					ok = false
@@ -342,7 +342,7 @@ func encodeMembers(fields []Field, ms *[]jsjson.Member) ([]byte, bool) {
 		starts[i] = len(b)
 		b = append(b, fields[i].Val...)
 		if ms != nil {
-			m.ValStart, m.ValEnd = uint32(starts[i]), uint32(len(b))
+			m.ValEnd = uint32(len(b))
 			*ms = append(*ms, m)
 		}
 	}

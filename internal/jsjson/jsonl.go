@@ -32,7 +32,7 @@ type Value struct {
 	// Members: for objects, the top-level members in source order
 	// (duplicates included as they appear), as offsets into Raw; nil
 	// otherwise.
-	Members []Member
+	Members Members
 }
 
 // Get returns the raw value of the last member named key (the one
@@ -47,7 +47,7 @@ func (v *Value) Get(key string) []byte {
 		}
 		return nil
 	}
-	return Lookup(v.Raw, v.Members, key)
+	return v.Members.Get(v.Raw, key)
 }
 
 // Fields returns the top-level members of an object decoded, in source
@@ -56,7 +56,7 @@ func (v *Value) Fields() []Field {
 	if v.Long {
 		return fieldsOf(v.Raw)
 	}
-	return Fields(v.Raw, v.Members)
+	return v.Members.Fields(v.Raw)
 }
 
 // AppendCanonical appends the canonical form of v: Raw itself when it is

@@ -18,16 +18,20 @@ type keyRef struct {
 const smallObj = 16
 
 // keyMember starts the member whose key token is data[ks:ke] (quotes
-// included), in the value that starts at data[base].
-func (s *scanner) keyMember(base, ks, ke int, simple bool) Member {
-	m := Member{KeyStart: uint32(ks + 1 - base), KeyLen: LongKey}
+// included), in the value that starts at data[base] and whose previous
+// member ends at data[base+prevEnd] (prevEnd 0: the first, after the '{').
+func (s *scanner) keyMember(base, prevEnd, ks, ke int, simple bool) Member {
+	m := Member{KeyLen: LongKey}
 	if n := ke - ks - 2; n < LongKey {
 		m.KeyLen = uint16(n)
+	}
+	if ks != base+prevEnd+1 {
+		m.Flags = MemberSpaced
 	}
 	if simple {
 		m.Code = keyCodeOf(s.data[ks+1 : ke-1])
 	} else {
-		m.Flags = KeyEscaped
+		m.Flags |= KeyEscaped
 		k, _ := DecodeString(s.data[ks:ke])
 		m.Code = KeyCode(k)
 	}
@@ -59,7 +63,7 @@ func (s *scanner) addMember(m Member) {
 }
 
 // takeMembers returns the members of the value just scanned.
-func (s *scanner) takeMembers() []Member {
+func (s *scanner) takeMembers() Members {
 	m := s.members[s.memberStart:len(s.members):len(s.members)]
 	s.memberStart = len(s.members)
 	return m

@@ -5,102 +5,171 @@ import (
 	"unsafe"
 )
 
-// Member is one top-level member of an object value, located by offsets into
-// the value's raw bytes (Value.Raw). It holds no pointers: slices of members
-// cost the garbage collector nothing to scan and no write barriers to fill.
+// Member is one top-level member of an object value, located in the value's
+// raw bytes (Value.Raw) from its own fields and the previous member's ValEnd
+// (see Members). It holds no pointers: slices of members cost the garbage
+// collector nothing to scan and no write barriers to fill.
+//
+// In canonical form, where the key of member i starts two bytes after the
+// previous value ends (after `{"` or `,"`) and its value two bytes after the
+// key (after `":`), the offsets follow by arithmetic; a member with
+// whitespace around its key is marked MemberSpaced and found by skipping it.
 type Member struct {
-	KeyStart uint32 // offset of the key's first byte, after its opening quote
-	ValStart uint32 // offset of the value's first byte
-	ValEnd   uint32 // offset after the value's last byte
-	KeyLen   uint16 // bytes between the key's quotes; LongKey when there are more
-	Code     uint8  // KeyCode of the decoded key: 0 for keys without a code
-	Flags    uint8  // KeyEscaped
+	ValEnd uint32 // offset after the value's last byte
+	KeyLen uint16 // bytes between the key's quotes; LongKey when there are more
+	Code   uint8  // KeyCode of the decoded key: 0 for keys without a code
+	Flags  uint8  // KeyEscaped, MemberSpaced
 }
 
-// LongKey is Member.KeyLen for keys of LongKey bytes or more; their length
-// is found again from the raw bytes when needed.
+// LongKey is Member.KeyLen for keys of LongKey bytes or more; their end is
+// found by scanning the key.
 const LongKey = math.MaxUint16
 
-// KeyEscaped is set in Member.Flags when the key's raw bytes are not its
-// decoded form: it has an escape or invalid UTF-8.
-const KeyEscaped uint8 = 1
+// Member flags.
+const (
+	// KeyEscaped: the key's raw bytes are not its decoded form (an escape
+	// or invalid UTF-8).
+	KeyEscaped uint8 = 1 << iota
+	// MemberSpaced: there is whitespace between the previous value (or the
+	// object's '{') and the member's key, or between the key and the value.
+	MemberSpaced
+)
 
 // memberLimit is the longest value whose members fit Member's offsets; a
 // longer one gets none, and Value.Fields finds them by scanning its bytes.
 // A variable so tests can lower it.
 var memberLimit uint64 = math.MaxUint32
 
-// Val returns the raw value of m in raw, the bytes of the object holding it.
-// Its capacity ends with it, so appending to it never writes into raw.
-func (m Member) Val(raw []byte) []byte { return raw[m.ValStart:m.ValEnd:m.ValEnd] }
+// Members are the top-level members of an object value, in source order.
+// Their methods take raw, the bytes of the object, and a member's index.
+type Members []Member
 
-// RawKey returns the key of m as it is in raw, without its quotes (escapes
-// are not decoded).
-func (m Member) RawKey(raw []byte) []byte {
-	if m.KeyLen != LongKey {
-		return raw[m.KeyStart : m.KeyStart+uint32(m.KeyLen)]
+// keyStart returns the offset of the first byte of the key of member i,
+// after its opening quote.
+func (ms Members) keyStart(raw []byte, i int) int {
+	prev := 0 // the '{'
+	if i > 0 {
+		prev = int(ms[i-1].ValEnd) // the ','
 	}
-	// Between the closing quote and the value there are only whitespace
-	// and the colon.
-	j := int(m.ValStart)
-	for j > 0 && isWS[raw[j-1]] {
-		j--
+	if ms[i].Flags&MemberSpaced == 0 {
+		return prev + 2
 	}
-	j-- // ':'
-	for j > 0 && isWS[raw[j-1]] {
-		j--
-	}
-	return raw[m.KeyStart : j-1]
+	j := skipWSAt(raw, prev) + 1 // past the '{' or ','
+	return skipWSAt(raw, j) + 1  // past the opening quote
 }
 
-// Key returns the decoded key of m (WTF-8, see AppendString).
-func (m Member) Key(raw []byte) string {
-	if m.Code != 0 {
-		return keyNames[m.Code]
+// keyEnd returns the offset of the closing quote of member i's key, whose
+// first byte is at ks.
+func (ms Members) keyEnd(raw []byte, i, ks int) int {
+	if n := ms[i].KeyLen; n != LongKey {
+		return ks + int(n)
 	}
-	k := m.RawKey(raw)
-	if m.Flags&KeyEscaped == 0 {
-		return string(k)
+	j := ks
+	for raw[j] != '"' {
+		if raw[j] == '\\' {
+			j++
+		}
+		j++
 	}
-	s, _ := DecodeString(raw[m.KeyStart-1 : int(m.KeyStart)+len(k)+1])
+	return j
+}
+
+// skipWSAt returns the index of the first non-whitespace byte of b at or after i.
+func skipWSAt(b []byte, i int) int {
+	for i < len(b) && isWS[b[i]] {
+		i++
+	}
+	return i
+}
+
+// RawKey returns the key of member i as it is in raw, without its quotes
+// (escapes are not decoded).
+func (ms Members) RawKey(raw []byte, i int) []byte {
+	ks := ms.keyStart(raw, i)
+	return raw[ks:ms.keyEnd(raw, i, ks)]
+}
+
+// Key returns the decoded key of member i (WTF-8, see AppendString).
+func (ms Members) Key(raw []byte, i int) string {
+	if c := ms[i].Code; c != 0 {
+		return keyNames[c]
+	}
+	ks := ms.keyStart(raw, i)
+	ke := ms.keyEnd(raw, i, ks)
+	if ms[i].Flags&KeyEscaped == 0 {
+		return string(raw[ks:ke])
+	}
+	s, _ := DecodeString(raw[ks-1 : ke+1])
 	return s
 }
 
-// Is reports whether the decoded key of m is key, whose KeyCode is code.
-// Keys with a code are compared by code alone.
-func (m *Member) Is(raw []byte, key string, code uint8) bool {
+// Val returns the raw value of member i. Its capacity ends with it, so
+// appending to it never writes into raw.
+func (ms Members) Val(raw []byte, i int) []byte {
+	m := ms[i]
+	var vs int
+	if m.Flags&MemberSpaced == 0 && m.KeyLen != LongKey {
+		prev := 0
+		if i > 0 {
+			prev = int(ms[i-1].ValEnd)
+		}
+		vs = prev + 2 + int(m.KeyLen) + 2
+	} else {
+		ks := ms.keyStart(raw, i)
+		vs = ms.keyEnd(raw, i, ks) + 1 // past the closing quote
+		if m.Flags&MemberSpaced != 0 {
+			vs = skipWSAt(raw, skipWSAt(raw, vs)+1) // past the colon
+		} else {
+			vs++
+		}
+	}
+	return raw[vs:m.ValEnd:m.ValEnd]
+}
+
+// Is reports whether the decoded key of member i is key, whose KeyCode is
+// code. Keys with a code are compared by code alone.
+func (ms Members) Is(raw []byte, i int, key string, code uint8) bool {
+	m := ms[i]
 	if code != 0 || m.Code != 0 {
 		return m.Code == code
 	}
 	if m.Flags&KeyEscaped != 0 {
-		return m.Key(raw) == key
+		return ms.Key(raw, i) == key
 	}
 	if m.KeyLen != LongKey && int(m.KeyLen) != len(key) {
 		return false
 	}
-	return string(m.RawKey(raw)) == key
+	return string(ms.RawKey(raw, i)) == key
 }
 
-// Lookup returns the raw value of the last of members named key (the one
-// JSON.parse keeps), or nil if there is none. raw holds the members.
-func Lookup(raw []byte, members []Member, key string) []byte {
+// Index returns the index of the last member named key (the one JSON.parse
+// keeps), or -1 if there is none.
+func (ms Members) Index(raw []byte, key string) int {
 	code := KeyCode(key)
-	for i := len(members) - 1; i >= 0; i-- {
-		if members[i].Is(raw, key, code) {
-			return members[i].Val(raw)
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms.Is(raw, i, key, code) {
+			return i
 		}
+	}
+	return -1
+}
+
+// Get returns the raw value of the last member named key, or nil.
+func (ms Members) Get(raw []byte, key string) []byte {
+	if i := ms.Index(raw, key); i >= 0 {
+		return ms.Val(raw, i)
 	}
 	return nil
 }
 
-// Fields returns members decoded, in order. raw holds the members.
-func Fields(raw []byte, members []Member) []Field {
-	if len(members) == 0 {
+// Fields returns the members decoded, in order; nil when there are none.
+func (ms Members) Fields(raw []byte) []Field {
+	if len(ms) == 0 {
 		return nil
 	}
-	fs := make([]Field, len(members))
-	for i := range members {
-		fs[i] = Field{Key: members[i].Key(raw), Val: members[i].Val(raw)}
+	fs := make([]Field, len(ms))
+	for i := range ms {
+		fs[i] = Field{Key: ms.Key(raw, i), Val: ms.Val(raw, i)}
 	}
 	return fs
 }

@@ -14,35 +14,47 @@ func checkMembers(t *testing.T, v Value) {
 	t.Helper()
 	if v.Kind != '{' {
 		if v.Members != nil || v.Fields() != nil {
-			t.Fatalf("%q: members on a non-object", v.Raw)
+			t.Fatalf("%.200q: members on a non-object", v.Raw)
 		}
 		return
 	}
 	want := fieldsOf(v.Raw)
 	got := v.Fields()
 	if len(got) != len(want) {
-		t.Fatalf("%q: %d fields, scan finds %d", v.Raw, len(got), len(want))
+		t.Fatalf("%.200q: %d fields, scan finds %d", v.Raw, len(got), len(want))
 	}
 	for i := range want {
 		if got[i].Key != want[i].Key || !bytes.Equal(got[i].Val, want[i].Val) {
-			t.Fatalf("%q: field %d = %q:%q, scan finds %q:%q", v.Raw, i, got[i].Key, got[i].Val, want[i].Key, want[i].Val)
+			t.Fatalf("%.200q: field %d = %q:%q, scan finds %q:%q", v.Raw, i, got[i].Key, got[i].Val, want[i].Key, want[i].Val)
 		}
 		if cap(got[i].Val) != len(got[i].Val) {
-			t.Fatalf("%q: field %d value has spare capacity", v.Raw, i)
+			t.Fatalf("%.200q: field %d value has spare capacity", v.Raw, i)
 		}
 	}
 	if !v.Long {
-		for i, m := range v.Members {
+		ms := v.Members
+		for i, m := range ms {
 			k := want[i].Key
 			if m.Code != KeyCode(k) {
-				t.Fatalf("%q: key %q code %d, want %d", v.Raw, k, m.Code, KeyCode(k))
+				t.Fatalf("%.200q: key %q code %d, want %d", v.Raw, k, m.Code, KeyCode(k))
 			}
-			raw := m.RawKey(v.Raw)
-			if v.Raw[m.KeyStart-1] != '"' || v.Raw[int(m.KeyStart)+len(raw)] != '"' {
-				t.Fatalf("%q: raw key %q not between quotes", v.Raw, raw)
+			raw := ms.RawKey(v.Raw, i)
+			ks := ms.keyStart(v.Raw, i)
+			if v.Raw[ks-1] != '"' || v.Raw[ks+len(raw)] != '"' {
+				t.Fatalf("%.200q: raw key %q not between quotes", v.Raw, raw)
 			}
 			if esc := m.Flags&KeyEscaped != 0; esc == validKey(raw) {
-				t.Fatalf("%q: key %q raw %q escaped flag %v", v.Raw, k, raw, esc)
+				t.Fatalf("%.200q: key %q raw %q escaped flag %v", v.Raw, k, raw, esc)
+			}
+			// Without whitespace the member is found by arithmetic.
+			prev := 0
+			if i > 0 {
+				prev = int(ms[i-1].ValEnd)
+			}
+			vs := int(m.ValEnd) - len(ms.Val(v.Raw, i)) // offset of the value
+			compact := ks == prev+2 && vs == ks+len(raw)+2
+			if spaced := m.Flags&MemberSpaced != 0; spaced == compact {
+				t.Fatalf("%.200q: member %d spaced flag %v", v.Raw, i, spaced)
 			}
 		}
 	}
@@ -54,7 +66,7 @@ func checkMembers(t *testing.T, v Value) {
 			}
 		}
 		if g := v.Get(f.Key); !bytes.Equal(g, last) || g == nil {
-			t.Fatalf("%q: Get(%q) = %q, want %q", v.Raw, f.Key, g, last)
+			t.Fatalf("%.200q: Get(%q) = %q, want %q", v.Raw, f.Key, g, last)
 		}
 	}
 }
@@ -133,12 +145,13 @@ func TestMemberRawKeyLong(t *testing.T) {
 		for _, sep := range []string{":", " : ", "\n:\t"} {
 			vs := ParseJSONL([]byte(`{"` + k + `"` + sep + `true}`))
 			m := vs[0].Members[0]
-			if got := m.RawKey(vs[0].Raw); string(got) != k {
+			if got := vs[0].Members.RawKey(vs[0].Raw, 0); string(got) != k {
 				t.Errorf("n %d sep %q: raw key of %d bytes", n, sep, len(got))
 			}
 			if (m.KeyLen == LongKey) != (n >= LongKey) {
 				t.Errorf("n %d: KeyLen %d", n, m.KeyLen)
 			}
+			checkMembers(t, vs[0])
 		}
 	}
 }
@@ -179,7 +192,7 @@ func TestMembersRandom(t *testing.T) {
 		}
 		for i := range par {
 			if !slices.Equal(par[i].Members, seq[i].Members) {
-				t.Fatalf("%q: parallel members %v, sequential %v", seq[i].Raw, par[i].Members, seq[i].Members)
+				t.Fatalf("%.200q: parallel members %v, sequential %v", seq[i].Raw, par[i].Members, seq[i].Members)
 			}
 		}
 	}

@@ -81,10 +81,12 @@ func (s *scanner) scanValue(i int) (int, status) {
 	s.keys = s.keys[:0]
 	s.startMembers()
 	var (
-		st   status
-		c    byte
-		base = i    // start of the value: member offsets are relative to it
-		mem  Member // the current top-level member
+		st      status
+		c       byte
+		base    = i    // start of the value: member offsets are relative to it
+		mem     Member // the current top-level member
+		prevEnd int    // end of the previous one, relative to base (0: none)
+		keyEnd  int    // end of the current one's key token
 	)
 
 value:
@@ -150,6 +152,7 @@ after:
 	case 1:
 		if s.collect && s.stack[0].obj {
 			mem.ValEnd = uint32(i - base)
+			prevEnd = i - base
 			s.addMember(mem)
 		}
 	}
@@ -189,7 +192,8 @@ key:
 			return i, st
 		}
 		if len(s.stack) == 1 && s.collect {
-			mem = s.keyMember(base, ks, i, simple)
+			mem = s.keyMember(base, prevEnd, ks, i, simple)
+			keyEnd = i
 		}
 		if s.canon {
 			s.addKey(ks+1, i-1, simple)
@@ -202,8 +206,8 @@ key:
 		return i, stErr
 	}
 	i = s.ws(i + 1)
-	if len(s.stack) == 1 {
-		mem.ValStart = uint32(i - base)
+	if len(s.stack) == 1 && s.collect && i != keyEnd+1 {
+		mem.Flags |= MemberSpaced
 	}
 	goto value
 }
