@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -190,5 +191,30 @@ func TestNewEntryMembers(t *testing.T) {
 func TestEntrySize(t *testing.T) {
 	if n := unsafe.Sizeof(Entry{}); n > 112 {
 		t.Errorf("Entry is %d bytes, want at most 112", n)
+	}
+}
+
+// TestEntryManyMembers: an entry with more members than Entry counts keeps
+// them decoded, and behaves the same.
+func TestEntryManyMembers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"x"`)
+	for i := range 70000 {
+		fmt.Fprintf(&b, `,"k%d":%d`, i, i)
+	}
+	b.WriteString("}")
+	e := parseOne(t, b.String())
+	if e.fields == nil {
+		t.Fatalf("70001 members kept as offsets")
+	}
+	if got := string(e.Get("k69999")); got != "69999" || e.Type != "x" || len(e.Fields()) != 70001 {
+		t.Errorf("Get(k69999) = %q, Type %q, %d fields", got, e.Type, len(e.Fields()))
+	}
+	if got := string(e.JSON()); got != b.String() {
+		t.Errorf("JSON changed")
+	}
+	e.Set("k5", []byte(`"five"`))
+	if got := string(e.JSON()); got != strings.Replace(b.String(), `"k5":5,`, `"k5":"five",`, 1) {
+		t.Errorf("JSON after Set wrong")
 	}
 }
