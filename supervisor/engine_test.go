@@ -17,7 +17,8 @@ import (
 // TestLaunchThreeAndKill: three agents launched in a split, a window and a
 // session each get a crumb and a live file, and the engine's terminal for
 // each pane is the one the agent detected itself; a killed pane's crumb and
-// live file are gone within a second.
+// live file go (BenchmarkPaneExit measures how soon: about 100 ms;
+// the wait here is generous so that a loaded machine does not fail it).
 func TestLaunchThreeAndKill(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -72,7 +73,7 @@ func TestLaunchThreeAndKill(t *testing.T) {
 	live := filepath.Join(w.paths.Agents, strconv.Itoa(victim.Agent)+".json")
 	start := time.Now()
 	w.tmux("kill-pane", "-t", victim.ID)
-	waitFor(t, "the killed pane's crumb and live file to go", time.Second, func() bool {
+	waitFor(t, "the killed pane's crumb and live file to go", 5*time.Second, func() bool {
 		_, err1 := os.Stat(crumb)
 		_, err2 := os.Stat(live)
 		return errors.Is(err1, os.ErrNotExist) && errors.Is(err2, os.ErrNotExist)
