@@ -6,7 +6,16 @@ import "bytes"
 // raw, or nil. raw must be valid JSON (it always is: it came from the parser or
 // the encoder). Only keys are compared, values are skipped without decoding, so
 // looking up "role" in a 2 KB message costs a few dozen byte comparisons.
-func member(raw []byte, key string) []byte {
+// JSON.parse keeps the last of duplicate keys, so the whole object is walked.
+func member(raw []byte, key string) []byte { return findMember(raw, key, false) }
+
+// canonMember is member for a canonical value (every value an Entry holds):
+// JSON.stringify writes no duplicate keys, so the first match is the one,
+// and the scan stops there instead of walking the rest of the object.
+func canonMember(raw []byte, key string) []byte { return findMember(raw, key, true) }
+
+// findMember is member, stopping at the first match when first is set.
+func findMember(raw []byte, key string, first bool) []byte {
 	i := skipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return nil
@@ -33,42 +42,9 @@ func member(raw []byte, key string) []byte {
 		vs := i
 		i = skipValue(raw, i)
 		if keyEquals(k, key) {
-			// JSON.parse keeps the last duplicate; keep scanning only if needed.
-			found = raw[vs:i]
-		}
-	}
-}
-
-// canonMember is member for a canonical value (every value an Entry holds):
-// JSON.stringify writes no duplicate keys, so the first match is the one,
-// and the scan stops there instead of walking the rest of the object.
-func canonMember(raw []byte, key string) []byte {
-	i := skipWS(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return nil
-	}
-	i++
-	for {
-		i = skipWS(raw, i)
-		if i >= len(raw) || raw[i] == '}' {
-			return nil
-		}
-		if raw[i] == ',' {
-			i++
-			continue
-		}
-		ks := i
-		i = skipString(raw, i)
-		k := raw[ks:i]
-		i = skipWS(raw, i)
-		if i < len(raw) && raw[i] == ':' {
-			i++
-		}
-		i = skipWS(raw, i)
-		vs := i
-		i = skipValue(raw, i)
-		if keyEquals(k, key) {
-			return raw[vs:i]
+			if found = raw[vs:i]; first {
+				return found
+			}
 		}
 	}
 }
