@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/xcsh-dev/xcsh/config"
 	"github.com/xcsh-dev/xcsh/session"
@@ -119,23 +118,7 @@ func (w *kworld) newMux() *supervisor.Kitty {
 // returns it once it has published its first snapshot.
 func (w *kworld) engine(ctx context.Context, more ...supervisor.Multiplexer) *supervisor.Engine {
 	w.t.Helper()
-	e := supervisor.New(supervisor.Config{Paths: w.paths, Mux: w.newMux(), Muxes: more, WriteSnapshot: true, Resync: time.Minute})
-	done := make(chan error, 1)
-	ctx, cancel := context.WithCancel(ctx)
-	go func() { done <- e.Run(ctx) }()
-	w.t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				w.t.Errorf("engine: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			w.t.Error("engine did not stop")
-		}
-	})
-	waitSnap(w.t, e, "the first snapshot", 10*time.Second, func(s supervisor.Snapshot) bool { return s.Seq > 0 })
-	return e
+	return startEngine(ctx, w.t, supervisor.Config{Paths: w.paths, Mux: w.newMux(), Muxes: more})
 }
 
 // seedSession writes a session with one exchange in cwd and returns it.

@@ -198,23 +198,32 @@ func (w *world) tmux(args ...string) string {
 func (w *world) engine(ctx context.Context) (*supervisor.Engine, *supervisor.Tmux) {
 	w.t.Helper()
 	m := w.newMux()
-	e := supervisor.New(supervisor.Config{Paths: w.paths, Mux: m, WriteSnapshot: true, Resync: time.Minute})
+	return startEngine(ctx, w.t, supervisor.Config{Paths: w.paths, Mux: m}), m
+}
+
+// startEngine runs an engine on cfg (writing its snapshot file, re-syncing
+// once a minute) until the test ends, and returns it once it has published
+// its first snapshot. The engine must stop cleanly when the test ends.
+func startEngine(ctx context.Context, t testing.TB, cfg supervisor.Config) *supervisor.Engine {
+	t.Helper()
+	cfg.WriteSnapshot, cfg.Resync = true, time.Minute
+	e := supervisor.New(cfg)
 	done := make(chan error, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	go func() { done <- e.Run(ctx) }()
-	w.t.Cleanup(func() {
+	t.Cleanup(func() {
 		cancel()
 		select {
 		case err := <-done:
 			if err != nil {
-				w.t.Errorf("engine: %v", err)
+				t.Errorf("engine: %v", err)
 			}
 		case <-time.After(10 * time.Second):
-			w.t.Error("engine did not stop")
+			t.Error("engine did not stop")
 		}
 	})
-	waitSnap(w.t, e, "the first snapshot", 10*time.Second, func(s supervisor.Snapshot) bool { return s.Seq > 0 })
-	return e, m
+	waitSnap(t, e, "the first snapshot", 10*time.Second, func(s supervisor.Snapshot) bool { return s.Seq > 0 })
+	return e
 }
 
 // waitSnap waits for a snapshot that satisfies cond and returns it.
